@@ -1,0 +1,1 @@
+# client: build fragment (see Makefile.am)

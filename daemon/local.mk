@@ -1,0 +1,1 @@
+# daemon: build fragment (see Makefile.am)

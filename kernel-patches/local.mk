@@ -1,0 +1,1 @@
+# kernel-patches: build fragment (see Makefile.am)

@@ -1,0 +1,1 @@
+# man: build fragment (see Makefile.am)

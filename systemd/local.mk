@@ -1,0 +1,1 @@
+# systemd: build fragment (see Makefile.am)

@@ -1,0 +1,1 @@
+# vm-image: build fragment (see Makefile.am)
