@@ -8,3 +8,9 @@ check_PROGRAMS += tests/unit/test-protocol
 tests_unit_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_protocol_LDADD = protocol/libsdp.la $(CHECK_LIBS)
 TESTS += tests/unit/test-protocol
+
+# The fake kernel: a FUSE sysfs with real blocking semantics (tests/fake-kernel/README.md).
+check_PROGRAMS += tests/fake-kernel/fake-kernel
+tests_fake_kernel_fake_kernel_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS) -pthread
+tests_fake_kernel_fake_kernel_LDADD = $(FUSE3_LIBS) -lpthread
+EXTRA_DIST += tests/fake-kernel/README.md
