@@ -107,10 +107,11 @@ static const SdpFieldSpec f_alarm_fired[] = {
         ID("alarm", true), NAME("name", true), U64("hold_ms", true, 0, UINT64_MAX),
         ATTEMPT("attempt", false), END,
 };
+/* client 0 is the daemon itself (alarm holds) */
 static const SdpFieldSpec f_blocked[] = {
-        ID("client", true), ID("id", true), TEXT("reason", false, 256), END,
+        U64("client", true, 0, U32_MAX), U64("id", true, 0, U32_MAX), TEXT("reason", false, 256), END,
 };
-static const SdpFieldSpec f_unblocked[] = { ID("client", true), ID("id", true), END };
+static const SdpFieldSpec f_unblocked[] = { U64("client", true, 0, U32_MAX), U64("id", true, 0, U32_MAX), END };
 static const SdpFieldSpec f_mode_changed[] = { ENUM("mode", true, modes), END };
 static const SdpFieldSpec f_disable_changed[] = { BOOL("disabled", true), U64("holders", false, 0, U32_MAX), END };
 static const SdpFieldSpec f_alarm_changed[] = {

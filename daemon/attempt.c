@@ -1,0 +1,597 @@
+/* attempt.c — the attempt state machine (DESIGN §4, ARCHITECTURE.md):
+ *
+ *   IDLE → PREPARE (read wakeup_count, on a worker thread: it may block)
+ *        → NOTIFY  (ask watchers and clients with readable fds; each has a budget)
+ *        → COMMIT  (decide_commit(); arm the RTC; write wakeup_count and state on the worker)
+ *        → SUSPENDED … → RESUMED (tell everyone: duration, wake reason) → IDLE
+ *
+ * Any step may abort with a reason; failures back off. The main loop never blocks, so status
+ * and every other request are served during the sleep. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gio/gio.h>
+
+#include "daemon.h"
+
+gint64 wall_ms(void)
+{
+        return g_get_real_time() / 1000;
+}
+
+const char *attempt_state_name(AttemptState s)
+{
+        switch (s) {
+        case ATTEMPT_IDLE: return "idle";
+        case ATTEMPT_PREPARE: return "prepare";
+        case ATTEMPT_NOTIFY: return "notify";
+        case ATTEMPT_COMMIT: return "commit";
+        case ATTEMPT_SUSPENDED: return "suspended";
+        }
+        return "?";
+}
+
+bool attempt_active(const Daemon *d)
+{
+        return d->state != ATTEMPT_IDLE;
+}
+
+static bool alarm_due_soon(Daemon *d)
+{
+        Alarm *a = alarm_earliest(d);
+        return a && a->next <= time(NULL) + (time_t)d->cfg.alarm_guard_s;
+}
+
+/* --- the worker: the only calls that may block for long --- */
+
+typedef struct {
+        Sysfs *sysfs;
+        bool commit;           /* false: read the count; true: write count, then state */
+        unsigned count;
+        char state[8];
+        int r_count, r_state;
+} Job;
+
+static void worker(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+{
+        Job *j = data;
+        if (!j->commit) {
+                j->r_count = sysfs_read_wakeup_count(j->sysfs, &j->count);
+        } else {
+                j->r_count = sysfs_write_wakeup_count(j->sysfs, j->count);
+                if (j->r_count == 0)
+                        j->r_state = sysfs_write_state(j->sysfs, j->state);
+        }
+        g_task_return_boolean(task, TRUE);
+}
+
+static void run_job(Daemon *d, Job *j, GAsyncReadyCallback done)
+{
+        GTask *task = g_task_new(NULL, NULL, done, d);
+        g_task_set_task_data(task, j, g_free);
+        g_task_run_in_thread(task, worker);
+        g_object_unref(task);
+}
+
+/* --- history and events --- */
+
+static void push_history(Daemon *d)
+{
+        memmove(&d->history[1], &d->history[0], sizeof d->history[0] * (ATTEMPT_HISTORY - 1));
+        d->history[0] = d->current;
+        if (d->n_history < ATTEMPT_HISTORY)
+                d->n_history++;
+}
+
+static void clear_questions(Daemon *d)
+{
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                c->asked = 0;
+                c->fd_asked = false;
+        }
+        if (d->notify_timer) {
+                g_source_remove(d->notify_timer);
+                d->notify_timer = 0;
+        }
+        d->pending_answers = 0;
+}
+
+static gboolean backoff_over(gpointer data)
+{
+        Daemon *d = data;
+        d->backoff_timer = 0;
+        attempt_reevaluate(d);
+        return G_SOURCE_REMOVE;
+}
+
+static void disarm_rtc(Daemon *d)
+{
+        if (d->armed_alarm && d->features.rtc[0]) {
+                int r = sysfs_rtc_set_wakealarm(d->sysfs, d->features.rtc, 0);
+                if (r < 0)
+                        log_warn("cannot clear the RTC wake alarm: %s", g_strerror(-r));
+        }
+        d->armed_alarm = 0;
+}
+
+static void finish_abort(Daemon *d, const char *reason, const char *detail)
+{
+        SdpMessage ev;
+        uint64_t id = d->current.id;
+
+        g_strlcpy(d->current.result, "aborted", sizeof d->current.result);
+        g_strlcpy(d->current.reason, reason, sizeof d->current.reason);
+        g_strlcpy(d->current.detail, detail ? detail : "", sizeof d->current.detail);
+        d->current.ended_ms = wall_ms();
+        d->n_aborts++;
+        log_msg(5, id, "attempt %llu (%s) aborted: %s%s%s", (unsigned long long)id,
+                attempt_kind_name(d->current.kind), reason, detail && *detail ? ": " : "",
+                detail ? detail : "");
+        disarm_rtc(d);
+
+        sdp_message_init(&ev, SDP_ABORTED);
+        sdp_add_u64(&ev, "attempt", id);
+        sdp_add(&ev, "reason", reason);
+        if (detail && *detail)
+                sdp_add(&ev, "detail", detail);
+        events_attempt(d, &ev, true);
+
+        push_history(d);
+        clear_questions(d);
+        if (d->current.kind == ATTEMPT_KIND_DARK)
+                d->dark_pending = true;   /* try again after the back-off */
+        d->state = ATTEMPT_IDLE;
+        /* Back off so a stuck wakeup source or a vetoing watcher cannot make us spin. */
+        d->backoff_ms = decide_backoff(d->backoff_ms, d->cfg.backoff_initial_ms, d->cfg.backoff_max_ms);
+        if (d->backoff_timer)
+                g_source_remove(d->backoff_timer);
+        d->backoff_timer = g_timeout_add(d->backoff_ms, backoff_over, d);
+        attempt_reevaluate(d);
+}
+
+void attempt_abort(Daemon *d, const char *reason, const char *detail)
+{
+        if (d->state == ATTEMPT_NOTIFY)
+                finish_abort(d, reason, detail);
+}
+
+/* Why did we wake? The RTC with an alarm due is the alarm's wake (dark resume); anything else
+ * is a full wake. */
+static void work_out_wake(Daemon *d, bool *is_alarm_wake)
+{
+        WakeupSnapshot after;
+        char sources[256] = "";
+        time_t now = time(NULL);
+        bool rtc = false;
+
+        if (d->features.has_wakeup_sources && sysfs_wakeup_snapshot(d->sysfs, &after) == 0)
+                sysfs_wakeup_diff(&d->before_sleep, &after, sources, sizeof sources);
+        for (char *p = sources; *p;) {
+                size_t n = strcspn(p, ",");
+                if ((n >= 3 && strncmp(p, "rtc", 3) == 0) || (n >= 10 && strncmp(p, "alarmtimer", 10) == 0))
+                        rtc = true;
+                p += n + (p[n] == ',');
+        }
+        /* Without wakeup-source counts, the clock is the evidence: woke at the alarm time. */
+        if (!sources[0] && d->armed_alarm && now >= d->armed_alarm - 1)
+                rtc = true;
+        *is_alarm_wake = rtc && d->armed_alarm && now >= d->armed_alarm - 2;
+        if (*is_alarm_wake)
+                g_strlcpy(d->current.wake, "alarm", sizeof d->current.wake);
+        else if (rtc)
+                g_strlcpy(d->current.wake, "rtc", sizeof d->current.wake);
+        else if (sources[0])
+                g_strlcpy(d->current.wake, sources, sizeof d->current.wake);
+        else
+                g_strlcpy(d->current.wake, "unknown", sizeof d->current.wake);
+}
+
+static void resumed(Daemon *d)
+{
+        SdpMessage ev;
+        uint64_t id = d->current.id;
+        bool alarm_wake;
+        Alarm *waker = alarm_earliest(d);
+        char waker_name[65] = "";
+
+        if (waker)
+                g_strlcpy(waker_name, waker->name, sizeof waker_name);
+        d->current.slept_ms = (uint64_t)((g_get_real_time() - d->commit_wall_us) / 1000);
+        work_out_wake(d, &alarm_wake);
+        d->current.dark = alarm_wake;
+        disarm_rtc(d);
+        g_strlcpy(d->current.result, "resumed", sizeof d->current.result);
+        d->current.ended_ms = wall_ms();
+        d->n_suspends++;
+        d->backoff_ms = 0;
+        if (alarm_wake)
+                d->n_dark++;
+        log_msg(5, id, "attempt %llu (%s) resumed after %llu ms, wake: %s%s", (unsigned long long)id,
+                attempt_kind_name(d->current.kind), (unsigned long long)d->current.slept_ms,
+                d->current.wake, alarm_wake ? " (dark resume)" : "");
+
+        sdp_message_init(&ev, SDP_RESUMED);
+        sdp_add_u64(&ev, "attempt", id);
+        sdp_add_u64(&ev, "slept_ms", d->current.slept_ms);
+        sdp_add(&ev, "wake", d->current.wake);
+        if (alarm_wake && waker_name[0])
+                sdp_add(&ev, "alarm", waker_name);
+        sdp_add_bool(&ev, "dark", alarm_wake);
+        events_attempt(d, &ev, true);
+
+        push_history(d);
+        clear_questions(d);
+        d->state = ATTEMPT_IDLE;
+        /* Only the alarm's own wake is dark: anything else means someone wants the machine. */
+        d->dark_pending = alarm_wake;
+        d->user_requested = d->app_requested = false;
+        /* Holds are taken before anyone hears of the alarm, so nothing can re-suspend
+         * between the wake and the owner's job. */
+        alarm_fire_due(d, id);
+        alarm_reschedule(d);
+        attempt_reevaluate(d);
+}
+
+static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+        Daemon *d = data;
+        Job *j = g_task_get_task_data(G_TASK(res));
+        char detail[160];
+
+        if (j->r_count < 0) {
+                if (j->r_count == -EINVAL)
+                        finish_abort(d, "wakeup-event", "wakeup_count changed: a wakeup event arrived before the state write");
+                else {
+                        snprintf(detail, sizeof detail, "writing wakeup_count: %s", g_strerror(-j->r_count));
+                        finish_abort(d, "kernel-error", detail);
+                }
+                return;
+        }
+        if (j->r_state < 0) {
+                if (j->r_state == -EBUSY)
+                        finish_abort(d, "wakeup-event", "the kernel saw a pending wakeup event (EBUSY)");
+                else if (j->r_state == -EAGAIN && d->features.has_sleep_mode)
+                        finish_abort(d, "disabled", "the kernel's sleep_mode refused the suspend (EAGAIN)");
+                else {
+                        snprintf(detail, sizeof detail, "writing %s to /sys/power/state: %s", j->state,
+                                 g_strerror(-j->r_state));
+                        finish_abort(d, "kernel-error", detail);
+                }
+                return;
+        }
+        resumed(d);
+}
+
+static void commit(Daemon *d)
+{
+        size_t late;
+        bool fd_unanswered;
+        const char *reason;
+        char detail[300] = "";
+        CommitInput in;
+        Job *j;
+
+        if (d->notify_timer) {
+                g_source_remove(d->notify_timer);
+                d->notify_timer = 0;
+        }
+        late = d->late_now;
+        fd_unanswered = d->fd_unanswered;
+        if (fd_unanswered)
+                g_strlcpy(detail, d->fd_detail, sizeof detail);
+        in = (CommitInput){
+                .kind = d->current.kind,
+                .blockers = blocker_count(d),
+                .disabled = disable_active(d),
+                .vetoed = d->vetoed,
+                .fd_unanswered = fd_unanswered,
+                .late_watchers = (unsigned)late,
+                .late_is_veto = d->cfg.watcher_timeout_is_veto,
+                .alarm_due_soon = alarm_due_soon(d),
+        };
+        reason = decide_commit(&in);
+        if (reason) {
+                if (strcmp(reason, "vetoed") == 0)
+                        g_strlcpy(detail, d->veto_reason, sizeof detail);
+                else if (strcmp(reason, "blocked") == 0) {
+                        g_autofree char *who = blocker_describe_all(d, 4);
+                        snprintf(detail, sizeof detail, "%s", who);
+                } else if (strcmp(reason, "watcher-timeout") == 0)
+                        snprintf(detail, sizeof detail, "%zu watcher(s) did not answer in time", late);
+                finish_abort(d, reason, detail);
+                return;
+        }
+        d->state = ATTEMPT_COMMIT;
+        /* A user request wakes only on a user action: no alarms then (DESIGN §3). */
+        d->armed_alarm = 0;
+        if (d->features.rtc[0]) {
+                Alarm *a = d->current.kind == ATTEMPT_KIND_USER ? NULL : alarm_earliest(d);
+                int r = sysfs_rtc_set_wakealarm(d->sysfs, d->features.rtc, a ? a->next : 0);
+                if (r < 0)
+                        log_msg(4, d->current.id, "cannot arm the RTC: %s", g_strerror(-r));
+                else if (a) {
+                        d->armed_alarm = a->next;
+                        log_msg(6, d->current.id, "RTC armed for alarm %s at %lld", a->name, (long long)a->next);
+                }
+        }
+        if (d->features.has_wakeup_sources)
+                sysfs_wakeup_snapshot(d->sysfs, &d->before_sleep);
+        d->commit_wall_us = g_get_real_time();
+        d->state = ATTEMPT_SUSPENDED;
+        log_msg(6, d->current.id, "attempt %llu: writing %s", (unsigned long long)d->current.id, d->cfg.sleep_state);
+        j = g_new0(Job, 1);
+        j->sysfs = d->sysfs;
+        j->commit = true;
+        j->count = d->wakeup_count;
+        g_strlcpy(j->state, d->cfg.sleep_state, sizeof j->state);
+        run_job(d, j, commit_done);
+}
+
+static void arm_notify_timer(Daemon *d);
+
+static gboolean notify_timeout(gpointer data)
+{
+        Daemon *d = data;
+        gint64 now = g_get_monotonic_time();
+        GHashTableIter it;
+        gpointer v;
+        char who[160];
+
+        d->notify_timer = 0;
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                if (c->asked != d->current.id || c->answered == d->current.id || c->deadline > now)
+                        continue;
+                c->late++;
+                d->n_late++;
+                d->late_now++;
+                c->answered = d->current.id;   /* a later answer is wrong-attempt */
+                log_msg(4, d->current.id, "%s did not answer attempt %llu within %u ms (%s)",
+                        client_describe(c, who, sizeof who), (unsigned long long)d->current.id,
+                        c->budget_ms, c->fd_asked ? "readable fds: counts as a blocker" :
+                        d->cfg.watcher_timeout_is_veto ? "treated as a veto" : "treated as ready");
+                if (c->fd_asked) {
+                        d->fd_unanswered = true;
+                        snprintf(d->fd_detail, sizeof d->fd_detail,
+                                 "%s did not answer for its readable fds", c->comm);
+                }
+                if (d->pending_answers > 0)
+                        d->pending_answers--;
+        }
+        if (d->pending_answers == 0)
+                commit(d);
+        else
+                arm_notify_timer(d);
+        return G_SOURCE_REMOVE;
+}
+
+/* One timer for the earliest deadline still pending. */
+static void arm_notify_timer(Daemon *d)
+{
+        gint64 earliest = G_MAXINT64, now = g_get_monotonic_time();
+        GHashTableIter it;
+        gpointer v;
+
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                if (c->asked == d->current.id && c->answered != d->current.id && c->deadline < earliest)
+                        earliest = c->deadline;
+        }
+        if (earliest == G_MAXINT64) {
+                commit(d);
+                return;
+        }
+        d->notify_timer = g_timeout_add(earliest > now ? (guint)((earliest - now + 999) / 1000) : 0,
+                                        notify_timeout, d);
+}
+
+static bool readable_labels(Client *c, char *out, size_t size)
+{
+        GHashTableIter it;
+        gpointer v;
+        size_t n = 0;
+        out[0] = '\0';
+        g_hash_table_iter_init(&it, c->fds);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                RegisteredFd *r = v;
+                struct pollfd p = { .fd = r->fd, .events = POLLIN };
+                r->readable = poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP));
+                if (r->readable && n < size)
+                        n += (size_t)snprintf(out + n, size - n, "%s%s", n ? "," : "", r->label);
+        }
+        return n > 0;
+}
+
+static void notify(Daemon *d)
+{
+        GHashTableIter it;
+        gpointer v;
+        gint64 now = g_get_monotonic_time();
+        bool user = d->current.kind == ATTEMPT_KIND_USER;
+
+        d->state = ATTEMPT_NOTIFY;
+        d->vetoed = false;
+        d->veto_reason[0] = '\0';
+        d->pending_answers = 0;
+        d->late_now = 0;
+        d->fd_unanswered = false;
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                char labels[512];
+                bool readable;
+                unsigned budget;
+                SdpMessage ev;
+
+                if (c->closing || !c->hello)
+                        continue;
+                readable = readable_labels(c, labels, sizeof labels);
+                if (!c->watching && !readable) {
+                        if (c->monitoring) {
+                                sdp_message_init(&ev, SDP_SUSPENDING);
+                                sdp_add_u64(&ev, "attempt", d->current.id);
+                                sdp_add_u64(&ev, "deadline_ms", 0);
+                                sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
+                                client_send(c, &ev);
+                        }
+                        continue;
+                }
+                budget = c->watching ? c->budget_ms : d->cfg.watcher_budget_default_ms;
+                if (budget > d->cfg.attempt_budget_max_ms)
+                        budget = d->cfg.attempt_budget_max_ms;
+                if (user && budget > d->cfg.user_request_budget_ms)
+                        budget = d->cfg.user_request_budget_ms;
+                c->asked = d->current.id;
+                c->fd_asked = readable && !c->watching;
+                c->deadline = now + (gint64)budget * 1000;
+                d->pending_answers++;
+                sdp_message_init(&ev, SDP_SUSPENDING);
+                sdp_add_u64(&ev, "attempt", d->current.id);
+                sdp_add_u64(&ev, "deadline_ms", budget);
+                sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
+                if (readable)
+                        sdp_add(&ev, "readable", labels);
+                client_send(c, &ev);
+        }
+        if (d->pending_answers == 0)
+                commit(d);
+        else
+                arm_notify_timer(d);
+}
+
+static void prepare_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+        Daemon *d = data;
+        Job *j = g_task_get_task_data(G_TASK(res));
+        char detail[160];
+
+        if (j->r_count < 0) {
+                snprintf(detail, sizeof detail, "reading wakeup_count: %s", g_strerror(-j->r_count));
+                finish_abort(d, "kernel-error", detail);
+                return;
+        }
+        d->wakeup_count = j->count;
+        if (d->shutting_down) {
+                finish_abort(d, "shutdown", "the daemon is stopping");
+                return;
+        }
+        notify(d);
+}
+
+static void start(Daemon *d, AttemptKind kind)
+{
+        Job *j;
+
+        memset(&d->current, 0, sizeof d->current);
+        d->current.id = ++d->last_attempt_id;
+        d->current.kind = kind;
+        d->current.started_ms = wall_ms();
+        g_strlcpy(d->current.result, "in-progress", sizeof d->current.result);
+        d->n_attempts++;
+        if (kind == ATTEMPT_KIND_USER)
+                d->user_requested = false;
+        if (kind == ATTEMPT_KIND_APPLICATION)
+                d->app_requested = false;
+        if (kind == ATTEMPT_KIND_DARK)
+                d->dark_pending = false;
+        state_save(d);   /* attempt ids never repeat, also across restarts */
+        log_msg(6, d->current.id, "attempt %llu (%s) starts", (unsigned long long)d->current.id,
+                attempt_kind_name(kind));
+        d->state = ATTEMPT_PREPARE;
+        j = g_new0(Job, 1);
+        j->sysfs = d->sysfs;
+        run_job(d, j, prepare_done);
+}
+
+void attempt_reevaluate(Daemon *d)
+{
+        DecisionInput in;
+        Decision dec;
+
+        if (d->state != ATTEMPT_IDLE)
+                return;
+        in = (DecisionInput){
+                .shutting_down = d->shutting_down,
+                .attempt_active = false,
+                .immediate_mode = d->mode == MODE_IMMEDIATE,
+                .backing_off = d->backoff_timer != 0,
+                .user_request = d->user_requested,
+                .app_request = d->app_requested,
+                .dark_pending = d->dark_pending,
+                .blockers = blocker_count(d),
+                .disabled = disable_active(d),
+                .alarm_due_soon = alarm_due_soon(d),
+        };
+        dec = decide_next(&in);
+        if (!dec.start) {
+                /* a refused application request does not linger */
+                d->app_requested = false;
+                return;
+        }
+        start(d, dec.kind);
+}
+
+uint64_t attempt_request(Daemon *d, AttemptKind kind)
+{
+        if (attempt_active(d)) {
+                /* join the attempt in progress; a user request makes it forced */
+                if (kind == ATTEMPT_KIND_USER && d->state <= ATTEMPT_NOTIFY)
+                        d->current.kind = ATTEMPT_KIND_USER;
+                return d->current.id;
+        }
+        if (kind == ATTEMPT_KIND_USER)
+                d->user_requested = true;
+        else
+                d->app_requested = true;
+        attempt_reevaluate(d);
+        return attempt_active(d) ? d->current.id : 0;
+}
+
+void attempt_answer(Daemon *d, Client *c, bool ready, const char *reason)
+{
+        char who[160];
+
+        c->answered = d->current.id;
+        if (d->pending_answers > 0)
+                d->pending_answers--;
+        if (!ready) {
+                client_describe(c, who, sizeof who);
+                log_msg(5, d->current.id, "%s vetoes attempt %llu: %s", who,
+                        (unsigned long long)d->current.id, reason ? reason : "");
+                if (!d->vetoed)
+                        snprintf(d->veto_reason, sizeof d->veto_reason, "%s: %s",
+                                 c->watch_name[0] ? c->watch_name : c->comm, reason ? reason : "");
+                d->vetoed = true;
+                if (d->current.kind != ATTEMPT_KIND_USER) {
+                        commit(d);   /* no need to wait for the others */
+                        return;
+                }
+        }
+        if (d->pending_answers == 0)
+                commit(d);
+}
+
+void attempt_client_gone(Daemon *d, Client *c)
+{
+        if (d->state != ATTEMPT_NOTIFY || c->asked != d->current.id || c->answered == d->current.id)
+                return;
+        c->answered = d->current.id;   /* a dead watcher has no objection left */
+        if (d->pending_answers > 0)
+                d->pending_answers--;
+        c->asked = 0;
+        if (d->pending_answers == 0)
+                commit(d);
+}
+
+void attempt_init(Daemon *d)
+{
+        d->state = ATTEMPT_IDLE;
+}

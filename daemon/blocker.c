@@ -1,0 +1,121 @@
+/* blocker.c — the block set: everything that keeps non-forced suspends from happening now.
+ * Keyed by (source, connection, id) so a client's ids never collide with alarm holds. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon.h"
+
+static char *key_of(BlockerSource src, unsigned client, uint32_t id)
+{
+        return g_strdup_printf("%d:%u:%u", (int)src, client, id);
+}
+
+static const char *source_name(BlockerSource s)
+{
+        return s == BLOCKER_ALARM ? "alarm" : s == BLOCKER_FD ? "fd" : "client";
+}
+
+int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,
+                pid_t pid, uid_t uid, const char *comm)
+{
+        char *key = key_of(src, c ? c->id : 0, id);
+        Blocker *b;
+        SdpMessage ev;
+
+        if (g_hash_table_contains(d->blockers, key)) {
+                g_free(key);
+                return -EEXIST;
+        }
+        b = g_new0(Blocker, 1);
+        b->source = src;
+        b->client = c ? c->id : 0;
+        b->id = id;
+        b->pid = pid;
+        b->uid = uid;
+        g_strlcpy(b->comm, comm ? comm : "", sizeof b->comm);
+        g_strlcpy(b->reason, reason ? reason : "", sizeof b->reason);
+        b->since = g_get_real_time();
+        g_hash_table_insert(d->blockers, key, b);
+        if (c && src == BLOCKER_CLIENT)
+                c->n_blocks++;
+
+        sdp_message_init(&ev, SDP_BLOCKED);
+        sdp_add_u64(&ev, "client", b->client);
+        sdp_add_u64(&ev, "id", id);
+        sdp_add(&ev, "reason", b->reason);
+        sdp_add(&ev, "source", source_name(src));
+        events_to_monitors(d, &ev);
+        /* A blocker that appears during the attempt aborts it before COMMIT (attempt.c
+         * re-checks); with the kernel's EPOLLWAKEUP it also aborts one already committing. */
+        return 0;
+}
+
+int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
+{
+        g_autofree char *key = key_of(src, client, id);
+        SdpMessage ev;
+
+        if (!g_hash_table_remove(d->blockers, key))
+                return -ENOENT;
+        if (src == BLOCKER_CLIENT) {
+                Client *c = g_hash_table_lookup(d->clients, GUINT_TO_POINTER(client));
+                if (c && c->n_blocks > 0)
+                        c->n_blocks--;
+        }
+        sdp_message_init(&ev, SDP_UNBLOCKED);
+        sdp_add_u64(&ev, "client", client);
+        sdp_add_u64(&ev, "id", id);
+        sdp_add(&ev, "source", source_name(src));
+        events_to_monitors(d, &ev);
+        attempt_reevaluate(d);
+        return 0;
+}
+
+void blocker_remove_client(Daemon *d, unsigned client)
+{
+        GHashTableIter it;
+        gpointer k, v;
+        GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+        GArray *srcs = g_array_new(FALSE, FALSE, sizeof(int));
+
+        g_hash_table_iter_init(&it, d->blockers);
+        while (g_hash_table_iter_next(&it, &k, &v)) {
+                Blocker *b = v;
+                if (b->client == client && b->source != BLOCKER_ALARM) {
+                        int s = (int)b->source;
+                        g_array_append_val(ids, b->id);
+                        g_array_append_val(srcs, s);
+                }
+        }
+        for (guint i = 0; i < ids->len; i++)
+                blocker_remove(d, (BlockerSource)g_array_index(srcs, int, i), client,
+                               g_array_index(ids, uint32_t, i));
+        g_array_free(ids, TRUE);
+        g_array_free(srcs, TRUE);
+}
+
+size_t blocker_count(const Daemon *d)
+{
+        return g_hash_table_size(d->blockers);
+}
+
+char *blocker_describe_all(const Daemon *d, size_t max)
+{
+        GString *s = g_string_new(NULL);
+        GHashTableIter it;
+        gpointer v;
+        size_t n = 0, total = g_hash_table_size(d->blockers);
+
+        g_hash_table_iter_init(&it, (GHashTable *)d->blockers);
+        while (g_hash_table_iter_next(&it, NULL, &v) && n < max) {
+                Blocker *b = v;
+                g_string_append_printf(s, "%s%s (pid %d, uid %u)%s%s", n ? "; " : "",
+                                       b->comm[0] ? b->comm : source_name(b->source), (int)b->pid,
+                                       (unsigned)b->uid, b->reason[0] ? ": " : "", b->reason);
+                n++;
+        }
+        if (total > n)
+                g_string_append_printf(s, "; and %zu more", total - n);
+        return g_string_free(s, FALSE);
+}

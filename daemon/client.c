@@ -1,0 +1,301 @@
+/* client.c — one connection: who the peer is (SO_PEERCRED, fixed at connect), reading
+ * datagrams with their fds, and a bounded output queue (a peer that stops reading is cut off,
+ * never buffered without bound). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define MAX_FDS_PER_MESSAGE 8
+#define MAX_MESSAGES_PER_WAKE 64   /* fairness between busy peers */
+#define MAX_TOO_LARGE 16
+#define MAX_QUEUED_REPLIES 65536
+
+static void read_comm(pid_t pid, char *buf, size_t size)
+{
+        char path[64];
+        FILE *f;
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+        buf[0] = '\0';
+        f = fopen(path, "re");
+        if (!f)
+                return;
+        if (fgets(buf, (int)size, f))
+                buf[strcspn(buf, "\n")] = '\0';
+        fclose(f);
+        /* comm is chosen by the peer: keep it printable for logs and the protocol */
+        for (char *p = buf; *p; p++)
+                if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f || *p == '"')
+                        *p = '?';
+}
+
+Client *client_new(Daemon *d, int fd)
+{
+        Client *c = g_new0(Client, 1);
+        struct ucred cred;
+        socklen_t len = sizeof cred;
+        socklen_t glen = sizeof c->groups;
+
+        c->d = d;
+        c->fd = fd;
+        c->id = ++d->next_client_id;
+        if (c->id == 0)
+                c->id = ++d->next_client_id;
+        c->since = g_get_real_time();
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
+                c->pid = cred.pid;
+                c->uid = cred.uid;
+                c->gid = cred.gid;
+        } else {
+                /* without credentials the peer gets nothing: treat it as nobody */
+                c->uid = (uid_t)65534;
+                c->gid = (gid_t)65534;
+        }
+        if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups, &glen) == 0)
+                c->n_groups = glen / sizeof(gid_t);
+        read_comm(c->pid, c->comm, sizeof c->comm);
+        c->fds = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, NULL);
+        g_queue_init(&c->out);
+        return c;
+}
+
+const char *client_describe(const Client *c, char *buf, size_t size)
+{
+        snprintf(buf, size, "client %u (%s%s%s, pid %d, uid %u)", c->id, c->comm,
+                 c->name[0] ? "/" : "", c->name, (int)c->pid, (unsigned)c->uid);
+        return buf;
+}
+
+static void close_registered_fd(gpointer p)
+{
+        RegisteredFd *r = p;
+        close(r->fd);
+        g_free(r);
+}
+
+void client_free(Client *c)
+{
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, c->fds);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                close_registered_fd(v);
+        g_hash_table_destroy(c->fds);
+        g_queue_clear_full(&c->out, (GDestroyNotify)g_bytes_unref);
+        if (c->fd >= 0)
+                close(c->fd);
+        g_free(c);
+}
+
+static gboolean teardown(gpointer data)
+{
+        Client *c = data;
+        Daemon *d = c->d;
+        char who[160];
+
+        log_debug("%s: disconnected", client_describe(c, who, sizeof who));
+        g_hash_table_remove(d->clients_by_fd, GINT_TO_POINTER(c->fd));
+        g_hash_table_remove(d->clients, GUINT_TO_POINTER(c->id));
+        /* Everything the connection held dies with it (PROTOCOL.md §1). */
+        blocker_remove_client(d, c->id);
+        if (c->disabling)
+                disable_drop(d, c);
+        attempt_client_gone(d, c);
+        client_free(c);
+        attempt_reevaluate(d);
+        return G_SOURCE_REMOVE;
+}
+
+/* Deferred: callers may be iterating over the clients. */
+void client_disconnect(Client *c, const char *why)
+{
+        char who[160];
+        if (c->closing)
+                return;
+        c->closing = true;
+        if (why)
+                log_info("%s: disconnecting: %s", client_describe(c, who, sizeof who), why);
+        server_watch_client(c->d, c, false);
+        shutdown(c->fd, SHUT_RDWR);
+        g_idle_add_full(G_PRIORITY_HIGH, teardown, c, NULL);
+}
+
+void client_flush(Client *c)
+{
+        while (!g_queue_is_empty(&c->out)) {
+                GBytes *b = g_queue_peek_head(&c->out);
+                gsize len;
+                const void *data = g_bytes_get_data(b, &len);
+                ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                        break;
+                if (n < 0) {
+                        client_disconnect(c, g_strerror(errno));
+                        return;
+                }
+                g_bytes_unref(g_queue_pop_head(&c->out));
+        }
+        server_watch_client(c->d, c, !g_queue_is_empty(&c->out));
+}
+
+void client_send(Client *c, const SdpMessage *m)
+{
+        char buf[SDP_MAX_MESSAGE + 1];
+        SdpProblem p;
+        int n;
+
+        if (c->closing)
+                return;
+        n = sdp_encode(m, buf, sizeof buf, &p);
+        if (n < 0) {
+                log_err("internal: cannot encode %s: %s", sdp_type_name(m->type), p.text);
+                return;
+        }
+        if (g_queue_is_empty(&c->out)) {
+                ssize_t s = send(c->fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (s >= 0)
+                        return;
+                if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                        client_disconnect(c, g_strerror(errno));
+                        return;
+                }
+        }
+        /* Events are unsolicited: a peer that does not read them is cut off. Replies are
+         * bounded by its own requests, because we stop reading requests from a peer whose
+         * queue is full (server_watch_client), so one status reply may exceed the limit. */
+        if (g_queue_get_length(&c->out) >= (sdp_type_kind(m->type) == SDP_EVENT
+                                                    ? c->d->cfg.max_queued_messages
+                                                    : MAX_QUEUED_REPLIES)) {
+                client_disconnect(c, "not reading its messages (output queue full)");
+                return;
+        }
+        g_queue_push_tail(&c->out, g_bytes_new(buf, (gsize)n));
+        server_watch_client(c->d, c, true);
+}
+
+void client_reply_ok(Client *c, uint64_t seq, SdpMessage *m)
+{
+        SdpMessage ok;
+        if (!m) {
+                sdp_message_init(&ok, SDP_OK);
+                m = &ok;
+        }
+        /* seq goes first for people reading with socat */
+        if (!sdp_get(m, "seq")) {
+                SdpMessage full;
+                sdp_message_init(&full, SDP_OK);
+                sdp_add_u64(&full, "seq", seq);
+                for (unsigned i = 0; i < m->n_fields; i++)
+                        sdp_add(&full, m->fields[i].key, m->fields[i].value);
+                client_send(c, &full);
+                return;
+        }
+        client_send(c, m);
+}
+
+void client_reply_error(Client *c, uint64_t seq, SdpError code, const char *field,
+                        const char *extra_key, const char *extra_value, const char *fmt, ...)
+{
+        SdpMessage m;
+        char text[1024], who[160];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof text, fmt, ap);
+        va_end(ap);
+        sdp_message_init(&m, SDP_ERROR);
+        sdp_add_u64(&m, "seq", seq);
+        sdp_add(&m, "code", sdp_error_name(code));
+        sdp_add(&m, "message", text);
+        if (field && *field)
+                sdp_add(&m, "field", field);
+        if (extra_key && extra_value)
+                sdp_add(&m, extra_key, extra_value);
+        log_info("%s: refused (%s): %s", client_describe(c, who, sizeof who), sdp_error_name(code), text);
+        client_send(c, &m);
+}
+
+void client_read(Client *c)
+{
+        for (int i = 0; i < MAX_MESSAGES_PER_WAKE && !c->closing; i++) {
+                if (g_queue_get_length(&c->out) >= c->d->cfg.max_queued_messages)
+                        return;   /* backpressure: read more once it has read our replies */
+                char buf[SDP_MAX_MESSAGE + 1];
+                union {
+                        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS_PER_MESSAGE)];
+                        struct cmsghdr align;
+                } control;
+                struct iovec iov = { buf, sizeof buf };
+                struct msghdr mh = {
+                        .msg_iov = &iov, .msg_iovlen = 1,
+                        .msg_control = control.buf, .msg_controllen = sizeof control.buf,
+                };
+                int fds[MAX_FDS_PER_MESSAGE];
+                size_t n_fds = 0;
+                SdpMessage m;
+                SdpProblem p;
+                ssize_t n;
+
+                n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                        return;
+                if (n < 0) {
+                        client_disconnect(c, g_strerror(errno));
+                        return;
+                }
+                if (n == 0 && mh.msg_controllen == 0) {
+                        client_disconnect(c, NULL);   /* end of file: the peer closed */
+                        return;
+                }
+                for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+                        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+                                size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                                int *in = (int *)CMSG_DATA(cm);
+                                for (size_t j = 0; j < k; j++) {
+                                        if (n_fds < MAX_FDS_PER_MESSAGE)
+                                                fds[n_fds++] = in[j];
+                                        else
+                                                close(in[j]);
+                                }
+                        }
+                }
+                if ((size_t)n > SDP_MAX_MESSAGE) {
+                        for (size_t j = 0; j < n_fds; j++)
+                                close(fds[j]);
+                        client_reply_error(c, 0, SDP_E_TOO_LARGE, NULL, NULL, NULL,
+                                           "message of %zd bytes exceeds %u", n, SDP_MAX_MESSAGE);
+                        if (++c->too_large > MAX_TOO_LARGE)
+                                client_disconnect(c, "too many oversized messages");
+                        continue;
+                }
+                c->too_large = 0;
+                if (mh.msg_flags & MSG_CTRUNC) {
+                        for (size_t j = 0; j < n_fds; j++)
+                                close(fds[j]);
+                        client_reply_error(c, 0, SDP_E_BAD_FD, NULL, NULL, NULL,
+                                           "too many file descriptors in one message");
+                        continue;
+                }
+                if (sdp_decode(&m, buf, (size_t)n, &p) < 0 || sdp_type_kind(m.type) != SDP_REQUEST) {
+                        uint64_t seq = sdp_get_u64_or(&m, "seq", 0);
+                        for (size_t j = 0; j < n_fds; j++)
+                                close(fds[j]);
+                        if (p.code == SDP_E_NONE) {
+                                p.code = SDP_E_UNKNOWN_REQUEST;
+                                snprintf(p.text, sizeof p.text, "%s is not a request", sdp_type_name(m.type));
+                        }
+                        client_reply_error(c, seq > 0xffffffffu ? 0 : seq, p.code, p.field, NULL, NULL, "%s", p.text);
+                        continue;
+                }
+                request_handle(c, &m, fds, n_fds);
+        }
+}

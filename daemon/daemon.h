@@ -1,0 +1,273 @@
+/* daemon.h — the daemon's shared types. Each concept lives in its own file:
+ *   server.c   listening socket, epoll set (EPOLLWAKEUP), connection I/O
+ *   client.c   one connection: credentials, output queue, teardown
+ *   request.c  dispatch of decoded requests: policy, action, reply
+ *   blocker.c  the block set (clients, alarm holds, fds)
+ *   attempt.c  the attempt state machine and its worker thread
+ *   decision.c the pure decision function
+ *   alarm.c    wake alarms: timers, firing, holds, commands, persistence
+ *   disable.c  the firmware hammer and kernel sleep_mode
+ *   status.c   the status snapshot
+ *   events.c   event fan-out to watchers, requesters, owners, monitors
+ *   store.c    atomic persistence under the state directory
+ *   log.c      structured logging (journal or stderr)
+ *   sysfs.c    the kernel seam; config.c policy and limits; cron.c cron expressions
+ */
+#ifndef SUSPENDD_DAEMON_H
+#define SUSPENDD_DAEMON_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "cron.h"
+#include "decision.h"
+#include "sdp.h"
+#include "sysfs.h"
+
+typedef struct Daemon Daemon;
+typedef struct Client Client;
+
+typedef enum { MODE_ON_DEMAND, MODE_IMMEDIATE } Mode;
+
+typedef enum { BLOCKER_CLIENT, BLOCKER_ALARM, BLOCKER_FD } BlockerSource;
+
+typedef struct {
+        BlockerSource source;
+        unsigned client;          /* owning connection, 0 for alarm holds */
+        uint32_t id;              /* client-chosen id, or alarm id */
+        pid_t pid;
+        uid_t uid;
+        char comm[32];
+        char reason[257];
+        gint64 since;             /* wall clock, µs */
+} Blocker;
+
+typedef struct {
+        uint32_t id;
+        int fd;
+        char label[65];
+        bool readable;            /* at the last poll */
+} RegisteredFd;
+
+struct Client {
+        Daemon *d;
+        unsigned id;
+        int fd;
+        pid_t pid;
+        uid_t uid;
+        gid_t gid;
+        gid_t groups[64];
+        size_t n_groups;
+        char comm[32];
+        char name[65];
+        gint64 since;
+        bool hello;
+        unsigned version;
+        bool watching, monitoring;
+        char watch_name[65];
+        unsigned budget_ms;
+        unsigned late;            /* late or missing answers */
+        unsigned n_blocks;
+        GHashTable *fds;          /* id -> RegisteredFd* */
+        bool disabling;
+        char disable_reason[257];
+        gint64 disable_since;
+        /* the attempt this client is being asked about, and whether it answered */
+        uint64_t asked, answered;
+        bool fd_asked;            /* asked because of a readable fd */
+        gint64 deadline;          /* monotonic µs by which it must answer */
+        uint64_t requested;       /* an attempt whose outcome it asked for */
+        GQueue out;               /* GBytes datagrams not yet sent */
+        bool closing;
+        unsigned too_large;
+};
+
+typedef enum {
+        ATTEMPT_IDLE, ATTEMPT_PREPARE, ATTEMPT_NOTIFY, ATTEMPT_COMMIT, ATTEMPT_SUSPENDED,
+} AttemptState;
+
+typedef struct {
+        uint64_t id;
+        AttemptKind kind;
+        gint64 started_ms, ended_ms;      /* wall clock */
+        char result[16];                  /* in-progress, resumed, aborted */
+        char reason[32];
+        char detail[256];
+        uint64_t slept_ms;
+        char wake[128];
+        bool dark;
+} AttemptRecord;
+
+#define ATTEMPT_HISTORY 16
+
+typedef struct {
+        uint32_t id;
+        char name[65];
+        uid_t owner;
+        gid_t gid;
+        bool cron;
+        time_t at;                 /* one-shot time */
+        char cron_text[129];
+        CronSpec spec;
+        unsigned hold_s;
+        bool hold_given;
+        char *command;
+        time_t next;
+        uint64_t fired;
+        /* a hold after firing */
+        bool holding;
+        guint hold_timer;
+        GPid child;
+        guint child_watch;
+        bool removed;              /* cancelled while holding: free when the hold ends */
+} Alarm;
+
+struct Daemon {
+        SuspenddConfig cfg;
+        Sysfs *sysfs;
+        SysfsFeatures features;
+        char state_dir[4096];
+        char socket_path[108];
+        GMainLoop *loop;
+        gint64 started;
+        Mode mode;
+
+        /* server */
+        int listen_fd, epoll_fd;
+        guint epoll_source;
+        GHashTable *clients;       /* id -> Client* */
+        GHashTable *clients_by_fd; /* fd -> Client* */
+        unsigned next_client_id;
+
+        /* blockers: key "source:client:id" -> Blocker* */
+        GHashTable *blockers;
+
+        /* attempt */
+        AttemptState state;
+        AttemptRecord current;
+        AttemptRecord history[ATTEMPT_HISTORY];
+        unsigned n_history;
+        uint64_t last_attempt_id;
+        unsigned wakeup_count;
+        guint notify_timer;
+        unsigned pending_answers;
+        bool vetoed;
+        unsigned late_now;         /* watchers late in this attempt */
+        bool fd_unanswered;
+        char fd_detail[160];
+        char veto_reason[300];
+        bool user_requested, app_requested;    /* queued requests */
+        bool dark_pending;                     /* re-suspend after an alarm's hold */
+        unsigned backoff_ms;
+        guint backoff_timer;
+        gint64 commit_wall_us;
+        WakeupSnapshot before_sleep;
+        time_t armed_alarm;
+        bool shutting_down;
+
+        /* alarms */
+        GPtrArray *alarms;         /* Alarm* */
+        uint32_t next_alarm_id;
+        int alarm_timerfd;
+        guint alarm_source;
+
+        /* disable */
+        unsigned disable_holders;
+        bool disable_grace;        /* restarted while disabled: keep it for the grace period */
+        guint disable_grace_timer;
+        char saved_sleep_mode[16];
+        bool kernel_disabled;
+        int sleepctl_fd;
+
+        /* counters */
+        uint64_t n_attempts, n_suspends, n_aborts, n_dark, n_late;
+};
+
+/* log.c */
+void log_init(bool verbose);
+void log_msg(int priority, uint64_t attempt, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+#define log_info(...) log_msg(6, 0, __VA_ARGS__)
+#define log_warn(...) log_msg(4, 0, __VA_ARGS__)
+#define log_err(...) log_msg(3, 0, __VA_ARGS__)
+#define log_debug(...) log_msg(7, 0, __VA_ARGS__)
+
+/* server.c */
+int server_start(Daemon *d, int passed_fd);
+void server_stop(Daemon *d);
+int server_watch_client(Daemon *d, Client *c, bool want_out);
+
+/* client.c */
+Client *client_new(Daemon *d, int fd);
+void client_free(Client *c);
+void client_disconnect(Client *c, const char *why);
+void client_send(Client *c, const SdpMessage *m);
+void client_flush(Client *c);
+void client_read(Client *c);
+void client_reply_error(Client *c, uint64_t seq, SdpError code, const char *field,
+                        const char *extra_key, const char *extra_value, const char *fmt, ...) G_GNUC_PRINTF(7, 8);
+void client_reply_ok(Client *c, uint64_t seq, SdpMessage *m);
+const char *client_describe(const Client *c, char *buf, size_t size);
+
+/* request.c */
+void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds);
+
+/* blocker.c */
+int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,
+                pid_t pid, uid_t uid, const char *comm);
+int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id);
+void blocker_remove_client(Daemon *d, unsigned client);
+size_t blocker_count(const Daemon *d);
+char *blocker_describe_all(const Daemon *d, size_t max);   /* g_free */
+
+/* attempt.c */
+void attempt_init(Daemon *d);
+void attempt_reevaluate(Daemon *d);
+uint64_t attempt_request(Daemon *d, AttemptKind kind);
+void attempt_answer(Daemon *d, Client *c, bool ready, const char *reason);
+void attempt_client_gone(Daemon *d, Client *c);
+bool attempt_active(const Daemon *d);
+const char *attempt_state_name(AttemptState s);
+void attempt_abort(Daemon *d, const char *reason, const char *detail);
+
+/* alarm.c */
+void alarm_init(Daemon *d);
+void alarm_free_all(Daemon *d);
+int alarm_add(Daemon *d, Client *c, const SdpMessage *m, Alarm **out, SdpError *code, char *err, size_t errlen);
+int alarm_cancel(Daemon *d, Client *c, uint32_t id, const char *name);
+int alarm_release(Daemon *d, Client *c, uint32_t id);
+Alarm *alarm_earliest(Daemon *d);
+void alarm_reschedule(Daemon *d);
+void alarm_fire_due(Daemon *d, uint64_t woke_attempt);
+void alarm_add_item_fields(const Alarm *a, SdpMessage *m);
+bool alarm_visible_to(const Alarm *a, const Client *c);
+void alarm_save(Daemon *d);
+
+/* disable.c */
+void disable_init(Daemon *d);
+bool disable_active(const Daemon *d);
+int disable_take(Daemon *d, Client *c, const char *reason);
+int disable_drop(Daemon *d, Client *c);
+char *disable_describe(const Daemon *d);   /* g_free */
+void disable_save(Daemon *d);
+
+/* status.c */
+void status_reply(Client *c, uint64_t seq);
+
+/* events.c */
+void events_to_monitors(Daemon *d, const SdpMessage *m);
+void events_attempt(Daemon *d, const SdpMessage *m, bool to_requesters);
+void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m);
+
+/* store.c */
+int store_write_atomic(const char *dir, const char *name, const char *data, size_t len);
+char *store_read(const char *dir, const char *name);   /* g_free, NULL if absent */
+void state_save(Daemon *d);
+void state_load(Daemon *d);
+
+const char *mode_name(Mode m);
+gint64 wall_ms(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* events.c — who hears about what (PROTOCOL.md §7). */
+#include "daemon.h"
+
+void events_to_monitors(Daemon *d, const SdpMessage *m)
+{
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                if (c->monitoring && !c->closing)
+                        client_send(c, m);
+        }
+}
+
+/* resumed/aborted: watchers, whoever asked for this attempt, monitors. */
+void events_attempt(Daemon *d, const SdpMessage *m, bool to_requesters)
+{
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                if (c->closing)
+                        continue;
+                if (c->watching || c->monitoring || c->asked == d->current.id ||
+                    (to_requesters && c->requested == d->current.id))
+                        client_send(c, m);
+                if (c->requested == d->current.id)
+                        c->requested = 0;
+        }
+}
+
+void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m)
+{
+        GHashTableIter it;
+        gpointer v;
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                if (!c->closing && c->hello && (c->uid == uid || c->monitoring))
+                        client_send(c, m);
+        }
+}

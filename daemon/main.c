@@ -1,0 +1,190 @@
+/* main.c — suspendd's command line; everything else lives in the modules (daemon.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <glib-unix.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define DEFAULT_CONFIG "/etc/suspendd/suspendd.conf"
+
+const char *mode_name(Mode m)
+{
+        return m == MODE_IMMEDIATE ? "immediate" : "on-demand";
+}
+
+static void usage(FILE *f)
+{
+        fprintf(f,
+"Usage: suspendd [OPTION]...\n"
+"The suspend daemon: the only writer of /sys/power/state. Clients talk to it on a\n"
+"SOCK_SEQPACKET socket (protocol/PROTOCOL.md); suspendctl(1) is its command line client.\n"
+"\n"
+"  -s, --socket=PATH       listen on PATH (default " SD_DEFAULT_SOCKET_PATH "); ignored when\n"
+"                          systemd passes a socket (socket activation)\n"
+"  -r, --sysfs-root=DIR    find sys/power, sys/class/rtc, sys/class/wakeup and dev/sleepctl\n"
+"                          under DIR instead of / (tests use a fake kernel)\n"
+"  -S, --state-dir=DIR     persistent state: alarms, mode, attempt ids, disable\n"
+"                          (default " SD_DEFAULT_STATE_DIR ")\n"
+"  -c, --config=FILE       configuration (default " DEFAULT_CONFIG "); see suspendd.conf(5)\n"
+"  -m, --mode=MODE         start in MODE: on-demand or immediate (default: the saved mode,\n"
+"                          else on-demand)\n"
+"  -v, --verbose           log debug messages\n"
+"  -h, --help              show this help and exit\n"
+"  -V, --version           show the version and exit\n"
+"\n"
+"Exit status: 0 after SIGTERM or SIGINT, 1 on a start-up error, 2 on bad usage.\n");
+}
+
+static gboolean on_signal(gpointer data)
+{
+        Daemon *d = data;
+        log_info("stopping");
+        d->shutting_down = true;
+        g_main_loop_quit(d->loop);
+        return G_SOURCE_CONTINUE;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                { "socket", required_argument, NULL, 's' },
+                { "sysfs-root", required_argument, NULL, 'r' },
+                { "state-dir", required_argument, NULL, 'S' },
+                { "config", required_argument, NULL, 'c' },
+                { "mode", required_argument, NULL, 'm' },
+                { "verbose", no_argument, NULL, 'v' },
+                { "help", no_argument, NULL, 'h' },
+                { "version", no_argument, NULL, 'V' },
+                { NULL, 0, NULL, 0 },
+        };
+        const char *socket_path = SD_DEFAULT_SOCKET_PATH, *root = "/", *state_dir = SD_DEFAULT_STATE_DIR;
+        const char *config = DEFAULT_CONFIG, *mode = NULL;
+        g_autofree char *warnings = NULL, *error = NULL;
+        bool verbose = false;
+        Daemon *d;
+        int opt, r, passed = -1;
+        char missing[512];
+
+        while ((opt = getopt_long(argc, argv, "s:r:S:c:m:vhV", opts, NULL)) != -1) {
+                switch (opt) {
+                case 's': socket_path = optarg; break;
+                case 'r': root = optarg; break;
+                case 'S': state_dir = optarg; break;
+                case 'c': config = optarg; break;
+                case 'm': mode = optarg; break;
+                case 'v': verbose = true; break;
+                case 'h': usage(stdout); return 0;
+                case 'V': printf("suspendd %s\n", PACKAGE_VERSION); return 0;
+                default: usage(stderr); return 2;
+                }
+        }
+        if (optind < argc || (mode && strcmp(mode, "on-demand") != 0 && strcmp(mode, "immediate") != 0)) {
+                usage(stderr);
+                return 2;
+        }
+        log_init(verbose);
+
+        d = g_new0(Daemon, 1);
+        d->listen_fd = d->epoll_fd = d->alarm_timerfd = d->sleepctl_fd = -1;
+        d->started = g_get_real_time();
+        g_strlcpy(d->state_dir, state_dir, sizeof d->state_dir);
+        g_strlcpy(d->socket_path, socket_path, sizeof d->socket_path);
+        d->clients = g_hash_table_new(g_direct_hash, g_direct_equal);
+        d->clients_by_fd = g_hash_table_new(g_direct_hash, g_direct_equal);
+        d->blockers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+        if (config_load(&d->cfg, config, &warnings, &error) < 0) {
+                log_err("configuration: %s", error);
+                return 1;
+        }
+        if (warnings)
+                log_warn("configuration %s: %s", config, warnings);
+        r = sysfs_open(root, &d->sysfs);
+        if (r < 0 || (r = sysfs_detect(d->sysfs, &d->features)) < 0) {
+                log_err("cannot use the kernel interfaces under %s: %s", root, g_strerror(-r));
+                return 1;
+        }
+        if (!sysfs_state_supported(&d->features, d->cfg.sleep_state)) {
+                log_err("the kernel does not offer '%s' in %s/sys/power/state (it offers '%s')",
+                        d->cfg.sleep_state, root, d->features.states);
+                return 1;
+        }
+        sysfs_describe_missing(&d->features, missing, sizeof missing);
+        log_info("kernel under %s: states '%s', mem_sleep '%s', sleep_mode %s, sleepctl %s, rtc %s",
+                 root, d->features.states, d->features.mem_sleep,
+                 d->features.has_sleep_mode ? d->features.sleep_modes : "absent",
+                 d->features.has_sleepctl ? "present" : "absent", d->features.rtc[0] ? d->features.rtc : "absent");
+        if (missing[0])
+                log_warn("missing: %s", missing);
+
+        state_load(d);
+        if (mode)
+                d->mode = strcmp(mode, "immediate") == 0 ? MODE_IMMEDIATE : MODE_ON_DEMAND;
+        if (sd_listen_fds(1) == 1)
+                passed = SD_LISTEN_FDS_START;
+        r = server_start(d, passed);
+        if (r < 0) {
+                log_err("cannot listen on %s: %s", socket_path, g_strerror(-r));
+                return 1;
+        }
+        attempt_init(d);
+        disable_init(d);
+        alarm_init(d);
+        state_save(d);
+
+        d->loop = g_main_loop_new(NULL, FALSE);
+        g_unix_signal_add(SIGTERM, on_signal, d);
+        g_unix_signal_add(SIGINT, on_signal, d);
+        log_info("suspendd %s ready on %s in %s mode", PACKAGE_VERSION,
+                 passed >= 0 ? "the socket systemd passed" : socket_path, mode_name(d->mode));
+        sd_notifyf(0, "READY=1\nSTATUS=%s mode, %s", mode_name(d->mode),
+                   missing[0] ? "kernel lacks sleep_mode/sleepctl" : "all kernel features present");
+        attempt_reevaluate(d);
+        g_main_loop_run(d->loop);
+
+        sd_notify(0, "STOPPING=1");
+        /* Let a committed suspend finish: the worker is inside the kernel's state write. */
+        while (d->state == ATTEMPT_SUSPENDED || d->state == ATTEMPT_COMMIT || d->state == ATTEMPT_PREPARE)
+                g_main_context_iteration(NULL, TRUE);
+        if (d->state == ATTEMPT_NOTIFY)
+                attempt_abort(d, "shutdown", "the daemon is stopping");
+        {
+                GHashTableIter it;
+                gpointer v;
+                GList *all = NULL;
+                g_hash_table_iter_init(&it, d->clients);
+                while (g_hash_table_iter_next(&it, NULL, &v))
+                        all = g_list_prepend(all, v);
+                /* Disable holders are deliberately not dropped: the persisted state keeps the
+                 * kernel disabled across a restart (PROTOCOL.md §10). A clean stop ends them. */
+                for (GList *l = all; l; l = l->next) {
+                        Client *c = l->data;
+                        if (c->disabling) {
+                                c->disabling = false;
+                                d->disable_holders--;
+                        }
+                }
+                state_save(d);
+                for (GList *l = all; l; l = l->next)
+                        client_free(l->data);
+                g_list_free(all);
+        }
+        if (d->kernel_disabled && !disable_active(d))
+                sysfs_write_sleep_mode(d->sysfs, d->saved_sleep_mode[0] ? d->saved_sleep_mode : "direct");
+        alarm_free_all(d);
+        server_stop(d);
+        if (strcmp(socket_path, SD_DEFAULT_SOCKET_PATH) != 0 || passed < 0)
+                unlink(socket_path);
+        g_hash_table_destroy(d->blockers);
+        g_hash_table_destroy(d->clients);
+        g_hash_table_destroy(d->clients_by_fd);
+        g_main_loop_unref(d->loop);
+        sysfs_free(d->sysfs);
+        g_free(d);
+        return 0;
+}

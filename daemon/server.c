@@ -1,0 +1,180 @@
+/* server.c — the listening socket and the epoll set.
+ *
+ * Client sockets are watched through our own epoll set with EPOLLWAKEUP: from the moment a
+ * datagram is queued on a socket until we call epoll_wait again after handling it, the kernel
+ * holds a wakeup source, so a suspend in flight aborts instead of sleeping over a new block
+ * (ARCHITECTURE.md, "the fast path"). GLib's poll() loop cannot ask for that, so GLib watches
+ * the epoll fd itself. EPOLLWAKEUP needs CAP_BLOCK_SUSPEND; without it the kernel silently
+ * drops the flag and we log that the guarantee is off. */
+#include <errno.h>
+#include <glib-unix.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+#define LISTEN_TAG ((uint64_t)-1)
+
+static unsigned clients_of_uid(Daemon *d, uid_t uid)
+{
+        GHashTableIter it;
+        gpointer v;
+        unsigned n = 0;
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                n += ((Client *)v)->uid == uid;
+        return n;
+}
+
+static void refuse_connection(int fd, const char *limit, const char *text)
+{
+        char buf[256];
+        int n = snprintf(buf, sizeof buf, "error seq=0 code=limit-exceeded message=\"%s\" limit=%s", text, limit);
+        (void)!send(fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+        close(fd);
+}
+
+static void accept_clients(Daemon *d)
+{
+        for (;;) {
+                int fd = accept4(d->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                Client *c;
+                char who[160];
+
+                if (fd < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        if (errno != EAGAIN && errno != EWOULDBLOCK)
+                                log_warn("accept: %s", g_strerror(errno));
+                        return;
+                }
+                c = client_new(d, fd);
+                if (g_hash_table_size(d->clients) >= d->cfg.max_clients) {
+                        log_warn("%s: refused: %u connections (MaxClients)",
+                                 client_describe(c, who, sizeof who), d->cfg.max_clients);
+                        refuse_connection(fd, "clients", "too many connections");
+                        c->fd = -1;
+                        client_free(c);
+                        continue;
+                }
+                if (c->uid != 0 && clients_of_uid(d, c->uid) >= d->cfg.max_clients_per_user) {
+                        log_warn("%s: refused: MaxClientsPerUser", client_describe(c, who, sizeof who));
+                        refuse_connection(fd, "clients-per-user", "too many connections for this user");
+                        c->fd = -1;
+                        client_free(c);
+                        continue;
+                }
+                g_hash_table_insert(d->clients, GUINT_TO_POINTER(c->id), c);
+                g_hash_table_insert(d->clients_by_fd, GINT_TO_POINTER(fd), c);
+                if (server_watch_client(d, c, false) < 0) {
+                        client_disconnect(c, "epoll_ctl failed");
+                        continue;
+                }
+                log_debug("%s: connected", client_describe(c, who, sizeof who));
+        }
+}
+
+int server_watch_client(Daemon *d, Client *c, bool want_out)
+{
+        struct epoll_event ev = { .events = EPOLLIN | EPOLLWAKEUP, .data.u64 = (uint64_t)c->fd };
+        if (c->closing) {
+                epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+                return 0;
+        }
+        if (want_out)
+                ev.events |= EPOLLOUT;
+        if (g_queue_get_length(&c->out) >= d->cfg.max_queued_messages)
+                ev.events &= ~(uint32_t)EPOLLIN;   /* backpressure until it reads */
+        if (epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+                return 0;
+        if (errno == ENOENT && epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, c->fd, &ev) == 0)
+                return 0;
+        return -errno;
+}
+
+static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)
+{
+        Daemon *d = data;
+        struct epoll_event evs[64];
+        int n;
+
+        /* Drain without blocking; the next epoll_wait releases the wakeup sources of the
+         * events handled here, after their requests took effect. */
+        while ((n = epoll_wait(d->epoll_fd, evs, G_N_ELEMENTS(evs), 0)) > 0) {
+                for (int i = 0; i < n; i++) {
+                        Client *c;
+                        if (evs[i].data.u64 == LISTEN_TAG) {
+                                accept_clients(d);
+                                continue;
+                        }
+                        c = g_hash_table_lookup(d->clients_by_fd, GINT_TO_POINTER((int)evs[i].data.u64));
+                        if (!c || c->closing)
+                                continue;
+                        if (evs[i].events & EPOLLOUT)
+                                client_flush(c);
+                        if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                                client_read(c);
+                }
+                if (n < (int)G_N_ELEMENTS(evs))
+                        break;
+        }
+        return G_SOURCE_CONTINUE;
+}
+
+static int listen_on(const char *path)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        g_autofree char *dir = g_path_get_dirname(path);
+        int fd;
+
+        if (strlen(path) >= sizeof sa.sun_path)
+                return -ENAMETOOLONG;
+        strcpy(sa.sun_path, path);
+        if (g_mkdir_with_parents(dir, 0755) < 0)
+                return -errno;
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        unlink(path);   /* a stale socket of a previous run */
+        if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || chmod(path, 0666) < 0 ||
+            listen(fd, 128) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int server_start(Daemon *d, int passed_fd)
+{
+        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = LISTEN_TAG };
+
+        if (passed_fd >= 0) {
+                d->listen_fd = passed_fd;
+                g_unix_set_fd_nonblocking(passed_fd, TRUE, NULL);
+        } else {
+                d->listen_fd = listen_on(d->socket_path);
+                if (d->listen_fd < 0)
+                        return d->listen_fd;
+        }
+        d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+        if (d->epoll_fd < 0 || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev) < 0)
+                return -errno;
+        d->epoll_source = g_unix_fd_add(d->epoll_fd, G_IO_IN, on_epoll, d);
+        return 0;
+}
+
+void server_stop(Daemon *d)
+{
+        if (d->epoll_source)
+                g_source_remove(d->epoll_source);
+        if (d->epoll_fd >= 0)
+                close(d->epoll_fd);
+        if (d->listen_fd >= 0)
+                close(d->listen_fd);
+}

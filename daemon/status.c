@@ -1,0 +1,175 @@
+/* status.c — the full snapshot (PROTOCOL.md §6.14), one `item` per thing, then `ok items=N`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon.h"
+
+static const char *blocker_source(BlockerSource s)
+{
+        return s == BLOCKER_ALARM ? "alarm" : s == BLOCKER_FD ? "fd" : "client";
+}
+
+static void item_begin(SdpMessage *m, uint64_t seq, const char *type)
+{
+        sdp_message_init(m, SDP_ITEM);
+        sdp_add_u64(m, "seq", seq);
+        sdp_add(m, "type", type);
+}
+
+static void add_attempt(SdpMessage *m, const AttemptRecord *a)
+{
+        sdp_add_u64(m, "attempt", a->id);
+        sdp_add(m, "kind", attempt_kind_name(a->kind));
+        sdp_add(m, "result", a->result);
+        if (a->reason[0])
+                sdp_add(m, "reason", a->reason);
+        if (a->detail[0])
+                sdp_add(m, "detail", a->detail);
+        sdp_add_u64(m, "started", (uint64_t)a->started_ms);
+        if (a->ended_ms)
+                sdp_add_u64(m, "duration_ms", (uint64_t)(a->ended_ms - a->started_ms));
+        if (a->wake[0]) {
+                sdp_add_u64(m, "slept_ms", a->slept_ms);
+                sdp_add(m, "wake", a->wake);
+                sdp_add_bool(m, "dark", a->dark);
+        }
+}
+
+void status_reply(Client *c, uint64_t seq)
+{
+        Daemon *d = c->d;
+        SdpMessage m;
+        unsigned n = 0;
+        GHashTableIter it;
+        gpointer v;
+        char missing[512];
+
+        item_begin(&m, seq, "daemon");
+        sdp_add(&m, "version", PACKAGE_VERSION);
+        sdp_add(&m, "mode", mode_name(d->mode));
+        sdp_add_u64(&m, "pid", (uint64_t)getpid());
+        sdp_add_u64(&m, "started", (uint64_t)(d->started / 1000000));
+        sdp_add(&m, "state", d->backoff_timer && !attempt_active(d) ? "backoff" : attempt_state_name(d->state));
+        sdp_add_u64(&m, "backoff_ms", d->backoff_timer ? d->backoff_ms : 0);
+        sdp_add_bool(&m, "dark_pending", d->dark_pending);
+        client_send(c, &m), n++;
+
+        item_begin(&m, seq, "kernel");
+        sdp_add(&m, "root", sysfs_root(d->sysfs));
+        sdp_add(&m, "states", d->features.states);
+        sdp_add(&m, "mem_sleep", d->features.mem_sleep[0] ? d->features.mem_sleep : "absent");
+        sdp_add(&m, "sleep_mode", d->features.has_sleep_mode ? d->features.sleep_modes : "absent");
+        sdp_add(&m, "sleepctl", d->features.has_sleepctl ? "present" : "absent");
+        sdp_add(&m, "rtc", d->features.rtc[0] ? d->features.rtc : "absent");
+        sysfs_describe_missing(&d->features, missing, sizeof missing);
+        sdp_add(&m, "missing", missing);
+        client_send(c, &m), n++;
+
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *o = v;
+                if (o->closing)
+                        continue;
+                item_begin(&m, seq, "client");
+                sdp_add_u64(&m, "client", o->id);
+                sdp_add_u64(&m, "pid", (uint64_t)o->pid);
+                sdp_add_u64(&m, "uid", o->uid);
+                sdp_add(&m, "comm", o->comm);
+                if (o->name[0])
+                        sdp_add(&m, "name", o->name);
+                sdp_add_u64(&m, "since", (uint64_t)(o->since / 1000000));
+                client_send(c, &m), n++;
+                if (o->watching) {
+                        item_begin(&m, seq, "watcher");
+                        sdp_add_u64(&m, "client", o->id);
+                        sdp_add(&m, "name", o->watch_name);
+                        sdp_add_u64(&m, "pid", (uint64_t)o->pid);
+                        sdp_add_u64(&m, "uid", o->uid);
+                        sdp_add(&m, "comm", o->comm);
+                        sdp_add_u64(&m, "budget_ms", o->budget_ms);
+                        sdp_add_u64(&m, "late", o->late);
+                        client_send(c, &m), n++;
+                }
+                if (o->disabling) {
+                        item_begin(&m, seq, "disable");
+                        sdp_add_u64(&m, "client", o->id);
+                        sdp_add_u64(&m, "pid", (uint64_t)o->pid);
+                        sdp_add_u64(&m, "uid", o->uid);
+                        sdp_add(&m, "comm", o->comm);
+                        sdp_add(&m, "reason", o->disable_reason);
+                        sdp_add_u64(&m, "since", (uint64_t)(o->disable_since / 1000000));
+                        client_send(c, &m), n++;
+                }
+                {
+                        GHashTableIter fi;
+                        gpointer fv;
+                        g_hash_table_iter_init(&fi, o->fds);
+                        while (g_hash_table_iter_next(&fi, NULL, &fv)) {
+                                RegisteredFd *r = fv;
+                                item_begin(&m, seq, "fd");
+                                sdp_add_u64(&m, "client", o->id);
+                                sdp_add_u64(&m, "id", r->id);
+                                sdp_add(&m, "label", r->label);
+                                sdp_add_bool(&m, "readable", r->readable);
+                                client_send(c, &m), n++;
+                        }
+                }
+        }
+        if (d->disable_grace) {
+                item_begin(&m, seq, "disable");
+                sdp_add_u64(&m, "client", 0);
+                sdp_add(&m, "reason", "kept from a previous daemon run until its holders reconnect");
+                client_send(c, &m), n++;
+        }
+
+        g_hash_table_iter_init(&it, d->blockers);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Blocker *b = v;
+                item_begin(&m, seq, "blocker");
+                sdp_add_u64(&m, "client", b->client);
+                sdp_add_u64(&m, "id", b->id);
+                sdp_add_u64(&m, "pid", (uint64_t)b->pid);
+                sdp_add_u64(&m, "uid", b->uid);
+                sdp_add(&m, "comm", b->comm);
+                sdp_add(&m, "reason", b->reason);
+                sdp_add_u64(&m, "since", (uint64_t)(b->since / 1000000));
+                sdp_add(&m, "source", blocker_source(b->source));
+                client_send(c, &m), n++;
+        }
+
+        for (guint i = 0; i < d->alarms->len; i++) {
+                Alarm *a = g_ptr_array_index(d->alarms, i);
+                if (a->removed || !alarm_visible_to(a, c))
+                        continue;
+                item_begin(&m, seq, "alarm");
+                alarm_add_item_fields(a, &m);
+                client_send(c, &m), n++;
+        }
+
+        if (attempt_active(d)) {
+                item_begin(&m, seq, "attempt");
+                add_attempt(&m, &d->current);
+                sdp_add(&m, "state", attempt_state_name(d->state));
+                client_send(c, &m), n++;
+        }
+        for (unsigned i = 0; i < d->n_history; i++) {
+                item_begin(&m, seq, "attempt");
+                add_attempt(&m, &d->history[i]);
+                client_send(c, &m), n++;
+        }
+
+        item_begin(&m, seq, "counters");
+        sdp_add_u64(&m, "attempts", d->n_attempts);
+        sdp_add_u64(&m, "suspends", d->n_suspends);
+        sdp_add_u64(&m, "aborts", d->n_aborts);
+        sdp_add_u64(&m, "dark_resumes", d->n_dark);
+        sdp_add_u64(&m, "clients", g_hash_table_size(d->clients));
+        sdp_add_u64(&m, "blockers", blocker_count(d));
+        sdp_add_u64(&m, "late_watchers", d->n_late);
+        client_send(c, &m), n++;
+
+        sdp_message_init(&m, SDP_OK);
+        sdp_add_u64(&m, "seq", seq);
+        sdp_add_u64(&m, "items", n);
+        client_send(c, &m);
+}

@@ -1,0 +1,302 @@
+/* sysfs.c — see sysfs.h. The only file in suspendd that opens kernel interfaces. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "sysfs.h"
+
+/* The ioctls of /dev/sleepctl. kernel-patches/ adds them as include/uapi/linux/sleepctl.h; keep
+ * these in step with that header (tests/kernel checks the numbers in the guest). */
+#ifndef SLEEPCTL_IOC_MAGIC
+#define SLEEPCTL_IOC_MAGIC 0xF5
+#define SLEEPCTL_STAY_AWAKE _IO(SLEEPCTL_IOC_MAGIC, 1)
+#define SLEEPCTL_RELAX _IO(SLEEPCTL_IOC_MAGIC, 2)
+#endif
+
+struct Sysfs {
+        char root[4096];
+};
+
+static int path_of(const Sysfs *s, const char *rel, char *buf, size_t size)
+{
+        int n = snprintf(buf, size, "%s%s", strcmp(s->root, "/") == 0 ? "" : s->root, rel);
+        return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int sysfs_open(const char *root, Sysfs **out)
+{
+        Sysfs *s;
+        size_t len;
+
+        if (!root || root[0] != '/')
+                return -EINVAL;
+        len = strlen(root);
+        if (len >= sizeof s->root)
+                return -ENAMETOOLONG;
+        s = calloc(1, sizeof *s);
+        if (!s)
+                return -ENOMEM;
+        memcpy(s->root, root, len + 1);
+        while (len > 1 && s->root[len - 1] == '/')
+                s->root[--len] = '\0';
+        *out = s;
+        return 0;
+}
+
+void sysfs_free(Sysfs *s)
+{
+        free(s);
+}
+
+const char *sysfs_root(const Sysfs *s)
+{
+        return s->root;
+}
+
+/* Read a small attribute file; strips the trailing newline. */
+static int read_attr(const Sysfs *s, const char *rel, char *buf, size_t size)
+{
+        char path[4200];
+        ssize_t n;
+        int fd, r = path_of(s, rel, path, sizeof path);
+
+        if (r < 0)
+                return r;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        do
+                n = read(fd, buf, size - 1);
+        while (n < 0 && errno == EINTR);
+        r = n < 0 ? -errno : 0;
+        close(fd);
+        if (r < 0)
+                return r;
+        buf[n] = '\0';
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+                buf[--n] = '\0';
+        return 0;
+}
+
+/* sysfs attributes take one write; a short write is an error, not a reason to loop. */
+static int write_attr(const Sysfs *s, const char *rel, const char *value)
+{
+        char path[4200];
+        size_t len = strlen(value);
+        ssize_t n;
+        int fd, r = path_of(s, rel, path, sizeof path);
+
+        if (r < 0)
+                return r;
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        do
+                n = write(fd, value, len);
+        while (n < 0 && errno == EINTR);
+        r = n < 0 ? -errno : (size_t)n == len ? 0 : -EIO;
+        close(fd);
+        return r;
+}
+
+static bool exists(const Sysfs *s, const char *rel)
+{
+        char path[4200];
+        return path_of(s, rel, path, sizeof path) == 0 && access(path, F_OK) == 0;
+}
+
+int sysfs_detect(Sysfs *s, SysfsFeatures *f)
+{
+        int r;
+
+        memset(f, 0, sizeof *f);
+        r = read_attr(s, "/sys/power/state", f->states, sizeof f->states);
+        if (r < 0)
+                return r;
+        if (read_attr(s, "/sys/power/mem_sleep", f->mem_sleep, sizeof f->mem_sleep) < 0)
+                f->mem_sleep[0] = '\0';
+        f->has_sleep_mode = read_attr(s, "/sys/power/sleep_mode", f->sleep_modes,
+                                      sizeof f->sleep_modes) == 0;
+        f->has_sleepctl = exists(s, "/dev/sleepctl");
+        if (exists(s, "/sys/class/rtc/rtc0/wakealarm"))
+                snprintf(f->rtc, sizeof f->rtc, "rtc0");
+        f->has_wakeup_sources = exists(s, "/sys/class/wakeup");
+        return 0;
+}
+
+void sysfs_describe_missing(const SysfsFeatures *f, char *buf, size_t size)
+{
+        size_t n = 0;
+        buf[0] = '\0';
+#define ADD(text) do { if (n < size) n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "; " : "", text); } while (0)
+        if (!f->has_sleep_mode)
+                ADD("no /sys/power/sleep_mode (unpatched kernel): disable is enforced by suspendd only, direct writes to /sys/power/state are not stopped");
+        if (!f->has_sleepctl)
+                ADD("no /dev/sleepctl (unpatched kernel): no cooperative mode, third-party kernel holders are not seen");
+        if (!f->rtc[0])
+                ADD("no RTC wakealarm: alarms cannot wake a sleeping machine");
+        if (!f->has_wakeup_sources)
+                ADD("no /sys/class/wakeup: wake reasons other than the RTC are unknown");
+#undef ADD
+}
+
+bool sysfs_state_supported(const SysfsFeatures *f, const char *state)
+{
+        size_t len = strlen(state);
+        for (const char *p = f->states; (p = strstr(p, state)); p += len)
+                if ((p == f->states || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
+                        return true;
+        return false;
+}
+
+int sysfs_read_wakeup_count(Sysfs *s, unsigned *count)
+{
+        char buf[32], *end;
+        unsigned long v;
+        int r = read_attr(s, "/sys/power/wakeup_count", buf, sizeof buf);
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtoul(buf, &end, 10);
+        if (errno || *end || end == buf)
+                return -EIO;
+        *count = (unsigned)v;
+        return 0;
+}
+
+int sysfs_write_wakeup_count(Sysfs *s, unsigned count)
+{
+        char buf[16];
+        snprintf(buf, sizeof buf, "%u", count);
+        return write_attr(s, "/sys/power/wakeup_count", buf);
+}
+
+int sysfs_write_state(Sysfs *s, const char *state)
+{
+        return write_attr(s, "/sys/power/state", state);
+}
+
+int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size)
+{
+        char buf[128], *open_b, *close_b;
+        int r = read_attr(s, "/sys/power/sleep_mode", buf, sizeof buf);
+        if (r < 0)
+                return r;
+        open_b = strchr(buf, '[');
+        close_b = open_b ? strchr(open_b, ']') : NULL;
+        if (!close_b)
+                return -EIO;
+        snprintf(mode, size, "%.*s", (int)(close_b - open_b - 1), open_b + 1);
+        return 0;
+}
+
+int sysfs_write_sleep_mode(Sysfs *s, const char *mode)
+{
+        return write_attr(s, "/sys/power/sleep_mode", mode);
+}
+
+int sysfs_rtc_set_wakealarm(Sysfs *s, const char *rtc, time_t when)
+{
+        char rel[128], buf[32];
+        int r;
+        snprintf(rel, sizeof rel, "/sys/class/rtc/%s/wakealarm", rtc);
+        r = write_attr(s, rel, "0");
+        if (r < 0 || when == 0)
+                return r;
+        snprintf(buf, sizeof buf, "%lld", (long long)when);
+        return write_attr(s, rel, buf);
+}
+
+int sysfs_rtc_get_wakealarm(Sysfs *s, const char *rtc, time_t *when)
+{
+        char rel[128], buf[32];
+        int r;
+        snprintf(rel, sizeof rel, "/sys/class/rtc/%s/wakealarm", rtc);
+        r = read_attr(s, rel, buf, sizeof buf);
+        if (r < 0)
+                return r;
+        *when = buf[0] ? (time_t)strtoll(buf, NULL, 10) : 0;
+        return 0;
+}
+
+int sysfs_wakeup_snapshot(Sysfs *s, WakeupSnapshot *snap)
+{
+        char dir[4200];
+        DIR *d;
+        struct dirent *e;
+        int r = path_of(s, "/sys/class/wakeup", dir, sizeof dir);
+
+        snap->n = 0;
+        if (r < 0)
+                return r;
+        d = opendir(dir);
+        if (!d)
+                return -errno;
+        while ((e = readdir(d)) && snap->n < SYSFS_MAX_SOURCES) {
+                char rel[512], value[64];
+                WakeupSourceCount *w = &snap->src[snap->n];
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(rel, sizeof rel, "/sys/class/wakeup/%.200s/name", e->d_name);
+                if (read_attr(s, rel, w->name, sizeof w->name) < 0)
+                        continue;
+                snprintf(rel, sizeof rel, "/sys/class/wakeup/%.200s/event_count", e->d_name);
+                if (read_attr(s, rel, value, sizeof value) < 0)
+                        continue;
+                w->events = strtoull(value, NULL, 10);
+                snap->n++;
+        }
+        closedir(d);
+        return 0;
+}
+
+size_t sysfs_wakeup_diff(const WakeupSnapshot *before, const WakeupSnapshot *after, char *out,
+                         size_t size)
+{
+        size_t found = 0, n = 0;
+        out[0] = '\0';
+        for (size_t i = 0; i < after->n; i++) {
+                uint64_t prev = 0;
+                for (size_t j = 0; j < before->n; j++)
+                        if (strcmp(before->src[j].name, after->src[i].name) == 0)
+                                prev = before->src[j].events;
+                if (after->src[i].events > prev) {
+                        if (n < size)
+                                n += (size_t)snprintf(out + n, size - n, "%s%s", found ? "," : "",
+                                                      after->src[i].name);
+                        found++;
+                }
+        }
+        return found;
+}
+
+int sysfs_sleepctl_open(Sysfs *s)
+{
+        char path[4200];
+        int fd, r = path_of(s, "/dev/sleepctl", path, sizeof path);
+        if (r < 0)
+                return r;
+        fd = open(path, O_RDWR | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+int sysfs_sleepctl_stay_awake(int fd)
+{
+        return ioctl(fd, SLEEPCTL_STAY_AWAKE) < 0 ? -errno : 0;
+}
+
+int sysfs_sleepctl_relax(int fd)
+{
+        return ioctl(fd, SLEEPCTL_RELAX) < 0 ? -errno : 0;
+}
+
+int sysfs_sleepctl_set_timeout(int fd, unsigned ms)
+{
+        ssize_t n = write(fd, &ms, sizeof ms);
+        return n < 0 ? -errno : n == sizeof ms ? 0 : -EIO;
+}

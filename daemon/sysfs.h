@@ -1,0 +1,76 @@
+/* sysfs.h — the one seam between suspendd and the kernel.
+ *
+ * Every access to /sys/power, /sys/class/rtc, /sys/class/wakeup and /dev/sleepctl goes through
+ * here, relative to a root directory ("/" in production, a fake-kernel mount in tests). The calls
+ * are plain blocking syscalls returning 0 or a negative errno; callers run the blocking ones
+ * (wakeup_count read, state write) off the main loop. */
+#ifndef SUSPENDD_SYSFS_H
+#define SUSPENDD_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+typedef struct {
+        char states[64];          /* /sys/power/state, e.g. "freeze mem disk" */
+        char mem_sleep[64];       /* /sys/power/mem_sleep as read, "" if absent */
+        bool has_sleep_mode;      /* patched kernel: /sys/power/sleep_mode */
+        char sleep_modes[64];     /* its contents, e.g. "[direct] disabled cooperative" */
+        bool has_sleepctl;        /* patched kernel: /dev/sleepctl */
+        char rtc[16];             /* "rtc0", or "" if no RTC with a wakealarm */
+        bool has_wakeup_sources;  /* /sys/class/wakeup */
+} SysfsFeatures;
+
+typedef struct Sysfs Sysfs;
+
+#define SYSFS_MAX_SOURCES 128
+
+typedef struct {
+        char name[48];
+        uint64_t events;
+} WakeupSourceCount;
+
+typedef struct {
+        size_t n;
+        WakeupSourceCount src[SYSFS_MAX_SOURCES];
+} WakeupSnapshot;
+
+/* root must be an absolute directory; "/" for the real kernel. */
+int sysfs_open(const char *root, Sysfs **out);
+void sysfs_free(Sysfs *s);
+const char *sysfs_root(const Sysfs *s);
+
+/* Feature detection (re-reads the files). */
+int sysfs_detect(Sysfs *s, SysfsFeatures *f);
+/* What an unpatched or limited kernel lacks, in words; "" if nothing. */
+void sysfs_describe_missing(const SysfsFeatures *f, char *buf, size_t size);
+bool sysfs_state_supported(const SysfsFeatures *f, const char *state);
+
+/* The wakeup_count handshake. read blocks while wakeup events are in progress. */
+int sysfs_read_wakeup_count(Sysfs *s, unsigned *count);
+int sysfs_write_wakeup_count(Sysfs *s, unsigned count);   /* -EINVAL: an event arrived */
+/* Blocks for the whole sleep. -EBUSY: wakeup pending; -EAGAIN: sleep_mode disabled. */
+int sysfs_write_state(Sysfs *s, const char *state);
+
+/* sleep_mode (patched kernel): "direct", "disabled", "cooperative". */
+int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size);   /* the bracketed one */
+int sysfs_write_sleep_mode(Sysfs *s, const char *mode);
+
+/* RTC wake alarm: 0 clears. Arming clears first (the kernel refuses to re-arm an armed RTC). */
+int sysfs_rtc_set_wakealarm(Sysfs *s, const char *rtc, time_t when);
+int sysfs_rtc_get_wakealarm(Sysfs *s, const char *rtc, time_t *when);   /* 0 if unarmed */
+
+/* Wakeup sources: event counts now, and which rose between two snapshots. */
+int sysfs_wakeup_snapshot(Sysfs *s, WakeupSnapshot *snap);
+/* Names of sources whose count rose, comma-separated, in `out`; returns how many. */
+size_t sysfs_wakeup_diff(const WakeupSnapshot *before, const WakeupSnapshot *after, char *out,
+                         size_t size);
+
+/* /dev/sleepctl (patched kernel): an fd that the daemon holds to mirror its block set. */
+int sysfs_sleepctl_open(Sysfs *s);                 /* returns fd or -errno */
+int sysfs_sleepctl_stay_awake(int fd);
+int sysfs_sleepctl_relax(int fd);
+int sysfs_sleepctl_set_timeout(int fd, unsigned ms);
+
+#endif
