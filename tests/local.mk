@@ -14,3 +14,12 @@ check_PROGRAMS += tests/fake-kernel/fake-kernel
 tests_fake_kernel_fake_kernel_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS) -pthread
 tests_fake_kernel_fake_kernel_LDADD = $(FUSE3_LIBS) -lpthread
 EXTRA_DIST += tests/fake-kernel/README.md
+
+# Integration tier: the real daemon and clients on a real socket, against the fake kernel.
+INTEGRATION_TESTS = \
+	tests/integration/blockers.test \
+	tests/integration/immediate.test \
+	tests/integration/wakeup-race.test
+TESTS += $(INTEGRATION_TESTS)
+dist_check_SCRIPTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += tests/integration/harness.py

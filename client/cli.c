@@ -1,0 +1,121 @@
+/* cli.c — see cli.h. */
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int64_t cli_parse_duration(const char *s)
+{
+        int64_t total = 0;
+
+        if (!s || !*s)
+                return -1;
+        while (*s) {
+                int64_t n = 0, unit = 1;
+                if (!isdigit((unsigned char)*s))
+                        return -1;
+                while (isdigit((unsigned char)*s)) {
+                        n = n * 10 + (*s++ - '0');
+                        if (n > 100000000000LL)
+                                return -1;
+                }
+                switch (*s) {
+                case '\0': unit = 1; break;
+                case 's': unit = 1; s++; break;
+                case 'm': unit = 60; s++; break;
+                case 'h': unit = 3600; s++; break;
+                case 'd': unit = 86400; s++; break;
+                default: return -1;
+                }
+                total += n * unit;
+        }
+        return total;
+}
+
+int64_t cli_parse_time(const char *s, time_t now)
+{
+        struct tm tm;
+        int y, mo, d, h, mi, sec = 0, n = 0;
+        time_t t;
+
+        if (!s || !*s)
+                return -1;
+        if (s[0] == '@') {
+                char *end;
+                long long v = strtoll(s + 1, &end, 10);
+                return *end || end == s + 1 || v <= 0 ? -1 : v;
+        }
+        localtime_r(&now, &tm);
+        if ((sscanf(s, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 ||
+             sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) == 6 ||
+             (sec = 0, sscanf(s, "%4d-%2d-%2d %2d:%2d%n", &y, &mo, &d, &h, &mi, &n) == 5) ||
+             (sec = 0, sscanf(s, "%4d-%2d-%2dT%2d:%2d%n", &y, &mo, &d, &h, &mi, &n) == 5)) &&
+            s[n] == '\0') {
+                if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+                        return -1;
+                tm.tm_year = y - 1900;
+                tm.tm_mon = mo - 1;
+                tm.tm_mday = d;
+                tm.tm_hour = h;
+                tm.tm_min = mi;
+                tm.tm_sec = sec;
+                tm.tm_isdst = -1;
+                t = mktime(&tm);
+                return t == (time_t)-1 ? -1 : (int64_t)t;
+        }
+        if (sscanf(s, "%2d:%2d%n", &h, &mi, &n) == 2 && s[n] == '\0') {
+                if (h > 23 || mi > 59)
+                        return -1;
+                tm.tm_hour = h;
+                tm.tm_min = mi;
+                tm.tm_sec = 0;
+                tm.tm_isdst = -1;
+                t = mktime(&tm);
+                if (t <= now) {   /* already past today: tomorrow */
+                        tm.tm_mday++;
+                        tm.tm_hour = h;
+                        tm.tm_min = mi;
+                        tm.tm_isdst = -1;
+                        t = mktime(&tm);
+                }
+                return t == (time_t)-1 ? -1 : (int64_t)t;
+        }
+        return -1;
+}
+
+char *cli_json_string(const char *s)
+{
+        GString *out = g_string_new("\"");
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+                switch (*p) {
+                case '"': g_string_append(out, "\\\""); break;
+                case '\\': g_string_append(out, "\\\\"); break;
+                case '\n': g_string_append(out, "\\n"); break;
+                case '\t': g_string_append(out, "\\t"); break;
+                default:
+                        if (*p < 0x20)
+                                g_string_append_printf(out, "\\u%04x", *p);
+                        else
+                                g_string_append_c(out, (char)*p);
+                }
+        }
+        g_string_append_c(out, '"');
+        return g_string_free(out, FALSE);
+}
+
+char *cli_format_duration_ms(uint64_t ms)
+{
+        uint64_t s = ms / 1000;
+        if (ms < 1000)
+                return g_strdup_printf("%llu ms", (unsigned long long)ms);
+        if (s < 60)
+                return g_strdup_printf("%llu.%01llus", (unsigned long long)s, (unsigned long long)(ms % 1000) / 100);
+        if (s < 3600)
+                return g_strdup_printf("%llum %02llus", (unsigned long long)s / 60, (unsigned long long)s % 60);
+        if (s < 86400)
+                return g_strdup_printf("%lluh %02llum", (unsigned long long)s / 3600, (unsigned long long)(s % 3600) / 60);
+        return g_strdup_printf("%llud %lluh", (unsigned long long)s / 86400, (unsigned long long)(s % 86400) / 3600);
+}

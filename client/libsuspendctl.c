@@ -1,0 +1,780 @@
+/* libsuspendctl.c — see suspendctl.h. Messages are encoded and decoded by the protocol codec
+ * (protocol/sdp.h); this file only moves them and turns errors into GErrors. */
+#include <errno.h>
+#include <glib-unix.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sdp.h"
+#include "suspendctl.h"
+
+G_DEFINE_QUARK(suspendctl-error-quark, suspendctl_error)
+
+struct _SuspendctlRecord {
+        char *type;
+        GPtrArray *keys, *values;
+};
+
+struct _SuspendctlClient {
+        int fd;
+        char *path;
+        guint id;
+        uint32_t next_seq;
+        uint32_t next_block;
+        GQueue events;                 /* SuspendctlRecord* not yet delivered */
+        SuspendctlEventFunc func;
+        gpointer func_data;
+        GDestroyNotify func_destroy;
+        GSource *source;
+        guint idle;
+        gboolean dead;
+};
+
+struct _SuspendctlBlock {
+        SuspendctlClient *client;
+        guint32 id;
+};
+
+struct _SuspendctlDeferral {
+        SuspendctlClient *client;
+        guint64 attempt;
+};
+
+/* --- records --- */
+
+static SuspendctlRecord *record_from(const SdpMessage *m)
+{
+        SuspendctlRecord *r = g_new0(SuspendctlRecord, 1);
+        const char *type = m->type == SDP_ITEM ? sdp_get(m, "type") : sdp_type_name(m->type);
+        r->type = g_strdup(type ? type : "?");
+        r->keys = g_ptr_array_new_with_free_func(g_free);
+        r->values = g_ptr_array_new_with_free_func(g_free);
+        for (unsigned i = 0; i < m->n_fields; i++) {
+                g_ptr_array_add(r->keys, g_strdup(m->fields[i].key));
+                g_ptr_array_add(r->values, g_strdup(m->fields[i].value));
+        }
+        return r;
+}
+
+static SuspendctlRecord *record_simple(const char *type, const char *key, const char *value)
+{
+        SuspendctlRecord *r = g_new0(SuspendctlRecord, 1);
+        r->type = g_strdup(type);
+        r->keys = g_ptr_array_new_with_free_func(g_free);
+        r->values = g_ptr_array_new_with_free_func(g_free);
+        if (key) {
+                g_ptr_array_add(r->keys, g_strdup(key));
+                g_ptr_array_add(r->values, g_strdup(value));
+        }
+        return r;
+}
+
+const char *suspendctl_record_type(const SuspendctlRecord *r)
+{
+        return r->type;
+}
+
+const char *suspendctl_record_get(const SuspendctlRecord *r, const char *key)
+{
+        for (guint i = 0; i < r->keys->len; i++)
+                if (strcmp(g_ptr_array_index(r->keys, i), key) == 0)
+                        return g_ptr_array_index(r->values, i);
+        return NULL;
+}
+
+guint64 suspendctl_record_get_u64(const SuspendctlRecord *r, const char *key, guint64 fallback)
+{
+        const char *v = suspendctl_record_get(r, key);
+        uint64_t n;
+        return v && sdp_parse_u64(v, strlen(v), &n) == 0 ? n : fallback;
+}
+
+guint suspendctl_record_n_fields(const SuspendctlRecord *r)
+{
+        return r->keys->len;
+}
+
+void suspendctl_record_field(const SuspendctlRecord *r, guint i, const char **key, const char **value)
+{
+        *key = i < r->keys->len ? g_ptr_array_index(r->keys, i) : NULL;
+        *value = i < r->values->len ? g_ptr_array_index(r->values, i) : NULL;
+}
+
+void suspendctl_record_free(SuspendctlRecord *r)
+{
+        if (!r)
+                return;
+        g_free(r->type);
+        g_ptr_array_unref(r->keys);
+        g_ptr_array_unref(r->values);
+        g_free(r);
+}
+
+/* --- transport --- */
+
+static gboolean set_dead(SuspendctlClient *c, GError **error)
+{
+        if (!c->dead) {
+                c->dead = TRUE;
+                g_queue_push_tail(&c->events, record_simple("disconnected", NULL, NULL));
+        }
+        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_DISCONNECTED,
+                    "the daemon closed the connection (was suspendd stopped?)");
+        return FALSE;
+}
+
+static gboolean send_msg(SuspendctlClient *c, const SdpMessage *m, const int *fd, GError **error)
+{
+        char buf[SDP_MAX_MESSAGE + 1];
+        SdpProblem p;
+        int n = sdp_encode(m, buf, sizeof buf, &p);
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } control;
+        struct iovec iov;
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+        if (n < 0) {
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_BAD_FIELD, "%s",
+                            n == -ENOSPC ? "message too long" : p.text);
+                return FALSE;
+        }
+        if (c->dead)
+                return set_dead(c, error);
+        iov.iov_base = buf;
+        iov.iov_len = (size_t)n;
+        if (fd) {
+                struct cmsghdr *cm;
+                memset(&control, 0, sizeof control);
+                mh.msg_control = control.buf;
+                mh.msg_controllen = sizeof control.buf;
+                cm = CMSG_FIRSTHDR(&mh);
+                cm->cmsg_level = SOL_SOCKET;
+                cm->cmsg_type = SCM_RIGHTS;
+                cm->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(cm), fd, sizeof(int));
+        }
+        for (;;) {
+                ssize_t s = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+                if (s >= 0)
+                        return TRUE;
+                if (errno == EINTR)
+                        continue;
+                if (errno == EAGAIN) {
+                        struct pollfd pfd = { c->fd, POLLOUT, 0 };
+                        poll(&pfd, 1, -1);
+                        continue;
+                }
+                if (errno == EPIPE || errno == ECONNRESET)
+                        return set_dead(c, error);
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_DISCONNECTED, "send: %s", g_strerror(errno));
+                return FALSE;
+        }
+}
+
+/* Read one datagram; timeout_ms -1 waits. Returns 1 with *m filled, 0 on timeout, -1 on error. */
+static int recv_msg(SuspendctlClient *c, SdpMessage *m, int timeout_ms, GError **error)
+{
+        char buf[SDP_MAX_MESSAGE + 1];
+        SdpProblem p;
+        ssize_t n;
+
+        for (;;) {
+                struct pollfd pfd = { c->fd, POLLIN, 0 };
+                int r;
+                if (c->dead) {
+                        set_dead(c, error);
+                        return -1;
+                }
+                r = poll(&pfd, 1, timeout_ms);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r == 0)
+                        return 0;
+                n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+                if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (n <= 0) {
+                        set_dead(c, error);
+                        return -1;
+                }
+                if (sdp_decode(m, buf, (size_t)n, &p) < 0) {
+                        if (p.code == SDP_E_UNKNOWN_REQUEST)
+                                continue;   /* an event of a newer daemon: ignore (PROTOCOL.md §4) */
+                        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_PROTOCOL,
+                                    "cannot read the daemon's message: %s", p.text);
+                        return -1;
+                }
+                return 1;
+        }
+}
+
+static void error_from_reply(const SdpMessage *m, GError **error)
+{
+        const char *code = sdp_get(m, "code");
+        SdpError e = code ? sdp_error_from_name(code) : SDP_E_INTERNAL;
+        g_set_error(error, SUSPENDCTL_ERROR, (gint)e, "%s", sdp_get(m, "message") ? sdp_get(m, "message") : code);
+}
+
+/* An error reply to a one-way request (its seq has no waiter) becomes an "error" event. */
+static void queue_event(SuspendctlClient *c, const SdpMessage *m)
+{
+        g_queue_push_tail(&c->events, record_from(m));
+}
+
+static void schedule_dispatch(SuspendctlClient *c);
+
+/* Send a request and wait for its final reply. Items go to *items if given; the final `ok`
+ * to *reply if given. Events that arrive meanwhile are queued for the handler. */
+static gboolean call(SuspendctlClient *c, SdpMessage *req, const int *fd, GPtrArray **items,
+                     SdpMessage *reply, GError **error)
+{
+        uint32_t seq = ++c->next_seq;
+        SdpMessage m;
+
+        if (sdp_add_u64(req, "seq", seq) < 0 || !send_msg(c, req, fd, error))
+                return FALSE;
+        if (items)
+                *items = g_ptr_array_new_with_free_func((GDestroyNotify)suspendctl_record_free);
+        for (;;) {
+                int r = recv_msg(c, &m, -1, error);
+                if (r < 0)
+                        break;
+                if (sdp_type_kind(m.type) == SDP_EVENT) {
+                        queue_event(c, &m);
+                        continue;
+                }
+                if (sdp_get_u64_or(&m, "seq", 0) != seq) {
+                        if (m.type == SDP_ERROR)
+                                queue_event(c, &m);
+                        continue;
+                }
+                if (m.type == SDP_ITEM) {
+                        if (items)
+                                g_ptr_array_add(*items, record_from(&m));
+                        continue;
+                }
+                if (m.type == SDP_ERROR) {
+                        error_from_reply(&m, error);
+                        break;
+                }
+                if (reply)
+                        *reply = m;
+                schedule_dispatch(c);
+                return TRUE;
+        }
+        schedule_dispatch(c);
+        if (items) {
+                g_ptr_array_unref(*items);
+                *items = NULL;
+        }
+        return FALSE;
+}
+
+SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *name, GError **error)
+{
+        SuspendctlClient *c;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        SdpMessage m, reply;
+        const char *path = socket_path ? socket_path : g_getenv("SUSPENDD_SOCKET");
+        int fd;
+
+        if (!path || !*path)
+                path = "/run/suspendd/socket";
+        if (strlen(path) >= sizeof sa.sun_path) {
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_NOT_RUNNING, "socket path too long: %s", path);
+                return NULL;
+        }
+        strcpy(sa.sun_path, path);
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+                int e = errno;
+                if (fd >= 0)
+                        close(fd);
+                g_set_error(error, SUSPENDCTL_ERROR,
+                            e == EACCES ? SUSPENDCTL_ERROR_PERMISSION_DENIED : SUSPENDCTL_ERROR_NOT_RUNNING,
+                            "cannot connect to suspendd at %s: %s%s", path, g_strerror(e),
+                            e == ENOENT || e == ECONNREFUSED ? " (is suspendd running?)" : "");
+                return NULL;
+        }
+        c = g_new0(SuspendctlClient, 1);
+        c->fd = fd;
+        c->path = g_strdup(path);
+        g_queue_init(&c->events);
+        sdp_message_init(&m, SDP_HELLO);
+        sdp_add_u64(&m, "version", SDP_VERSION);
+        if (name)
+                sdp_add(&m, "name", name);
+        if (!call(c, &m, NULL, NULL, &reply, error)) {
+                suspendctl_client_free(c);
+                return NULL;
+        }
+        c->id = (guint)sdp_get_u64_or(&reply, "client", 0);
+        return c;
+}
+
+void suspendctl_client_free(SuspendctlClient *c)
+{
+        if (!c)
+                return;
+        if (c->source) {
+                g_source_destroy(c->source);
+                g_source_unref(c->source);
+        }
+        if (c->idle)
+                g_source_remove(c->idle);
+        if (c->func_destroy)
+                c->func_destroy(c->func_data);
+        g_queue_clear_full(&c->events, (GDestroyNotify)suspendctl_record_free);
+        close(c->fd);
+        g_free(c->path);
+        g_free(c);
+}
+
+const char *suspendctl_client_get_socket_path(const SuspendctlClient *c)
+{
+        return c->path;
+}
+
+guint suspendctl_client_get_id(const SuspendctlClient *c)
+{
+        return c->id;
+}
+
+int suspendctl_client_get_fd(const SuspendctlClient *c)
+{
+        return c->fd;
+}
+
+/* --- events --- */
+
+static void dispatch_queued(SuspendctlClient *c)
+{
+        SuspendctlRecord *r;
+        while (c->func && (r = g_queue_pop_head(&c->events))) {
+                c->func(c, r, c->func_data);
+                suspendctl_record_free(r);
+        }
+}
+
+static gboolean idle_dispatch(gpointer data)
+{
+        SuspendctlClient *c = data;
+        c->idle = 0;
+        dispatch_queued(c);
+        return G_SOURCE_REMOVE;
+}
+
+static void schedule_dispatch(SuspendctlClient *c)
+{
+        if (c->source && c->func && !c->idle && !g_queue_is_empty(&c->events))
+                c->idle = g_idle_add(idle_dispatch, c);
+}
+
+static gboolean on_readable(gint fd, GIOCondition cond, gpointer data)
+{
+        SuspendctlClient *c = data;
+        SdpMessage m;
+        int r;
+        while ((r = recv_msg(c, &m, 0, NULL)) > 0)
+                if (sdp_type_kind(m.type) == SDP_EVENT || m.type == SDP_ERROR)
+                        queue_event(c, &m);
+        dispatch_queued(c);
+        if (r < 0 || c->dead) {
+                g_source_unref(c->source);
+                c->source = NULL;
+                return G_SOURCE_REMOVE;
+        }
+        return G_SOURCE_CONTINUE;
+}
+
+void suspendctl_client_set_event_handler(SuspendctlClient *c, SuspendctlEventFunc func, gpointer user_data,
+                                         GDestroyNotify destroy)
+{
+        if (c->func_destroy)
+                c->func_destroy(c->func_data);
+        c->func = func;
+        c->func_data = user_data;
+        c->func_destroy = destroy;
+        schedule_dispatch(c);
+}
+
+void suspendctl_client_attach(SuspendctlClient *c, GMainContext *context)
+{
+        if (c->source)
+                return;
+        c->source = g_unix_fd_source_new(c->fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
+        g_source_set_callback(c->source, (GSourceFunc)(void (*)(void))on_readable, c, NULL);
+        g_source_attach(c->source, context);
+        schedule_dispatch(c);
+}
+
+SuspendctlRecord *suspendctl_client_next_event(SuspendctlClient *c, int timeout_ms, GError **error)
+{
+        SdpMessage m;
+        gint64 end = timeout_ms < 0 ? -1 : g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+        for (;;) {
+                int r, left;
+                if (!g_queue_is_empty(&c->events))
+                        return g_queue_pop_head(&c->events);
+                left = end < 0 ? -1 : (int)MAX(0, (end - g_get_monotonic_time()) / 1000);
+                r = recv_msg(c, &m, left, error);
+                if (r < 0)
+                        return g_queue_pop_head(&c->events);   /* the "disconnected" record */
+                if (r == 0)
+                        return NULL;
+                if (sdp_type_kind(m.type) == SDP_EVENT || m.type == SDP_ERROR)
+                        queue_event(c, &m);
+        }
+}
+
+/* --- requests --- */
+
+static gboolean simple(SuspendctlClient *c, SdpType type, const char *k1, const char *v1, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, type);
+        if (k1 && v1)
+                sdp_add(&m, k1, v1);
+        return call(c, &m, NULL, NULL, NULL, error);
+}
+
+static SuspendctlBlock *block(SuspendctlClient *c, const char *reason, gboolean oneway, GError **error)
+{
+        SdpMessage m;
+        SuspendctlBlock *b;
+        guint32 id = ++c->next_block;
+
+        sdp_message_init(&m, SDP_BLOCK);
+        sdp_add_u64(&m, "id", id);
+        if (reason)
+                sdp_add(&m, "reason", reason);
+        if (oneway) {
+                sdp_add_u64(&m, "seq", ++c->next_seq);
+                sdp_add_bool(&m, "noreply", true);
+                if (!send_msg(c, &m, NULL, error))
+                        return NULL;
+        } else if (!call(c, &m, NULL, NULL, NULL, error)) {
+                return NULL;
+        }
+        b = g_new0(SuspendctlBlock, 1);
+        b->client = c;
+        b->id = id;
+        return b;
+}
+
+SuspendctlBlock *suspendctl_client_block(SuspendctlClient *c, const char *reason, GError **error)
+{
+        return block(c, reason, TRUE, error);
+}
+
+SuspendctlBlock *suspendctl_client_block_acked(SuspendctlClient *c, const char *reason, GError **error)
+{
+        return block(c, reason, FALSE, error);
+}
+
+guint32 suspendctl_block_get_id(const SuspendctlBlock *b)
+{
+        return b->id;
+}
+
+gboolean suspendctl_block_release(SuspendctlBlock *b, GError **error)
+{
+        SdpMessage m;
+        gboolean ok;
+        sdp_message_init(&m, SDP_UNBLOCK);
+        sdp_add_u64(&m, "id", b->id);
+        sdp_add_u64(&m, "seq", ++b->client->next_seq);
+        sdp_add_bool(&m, "noreply", true);
+        ok = send_msg(b->client, &m, NULL, error);
+        g_free(b);
+        return ok;
+}
+
+gboolean suspendctl_client_watch(SuspendctlClient *c, const char *name, guint budget_ms, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, SDP_WATCH);
+        if (name)
+                sdp_add(&m, "name", name);
+        if (budget_ms)
+                sdp_add_u64(&m, "budget_ms", budget_ms);
+        return call(c, &m, NULL, NULL, NULL, error);
+}
+
+gboolean suspendctl_client_unwatch(SuspendctlClient *c, GError **error)
+{
+        return simple(c, SDP_UNWATCH, NULL, NULL, error);
+}
+
+gboolean suspendctl_client_ready(SuspendctlClient *c, guint64 attempt, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, SDP_READY);
+        sdp_add_u64(&m, "attempt", attempt);
+        return call(c, &m, NULL, NULL, NULL, error);
+}
+
+gboolean suspendctl_client_veto(SuspendctlClient *c, guint64 attempt, const char *reason, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, SDP_VETO);
+        sdp_add_u64(&m, "attempt", attempt);
+        sdp_add(&m, "reason", reason ? reason : "busy");
+        return call(c, &m, NULL, NULL, NULL, error);
+}
+
+SuspendctlDeferral *suspendctl_client_defer(SuspendctlClient *c, guint64 attempt)
+{
+        SuspendctlDeferral *d = g_new0(SuspendctlDeferral, 1);
+        d->client = c;
+        d->attempt = attempt;
+        return d;
+}
+
+gboolean suspendctl_deferral_complete(SuspendctlDeferral *d, GError **error)
+{
+        gboolean ok = suspendctl_client_ready(d->client, d->attempt, error);
+        g_free(d);
+        return ok;
+}
+
+gboolean suspendctl_client_add_fd(SuspendctlClient *c, int fd, const char *label, guint32 *id, GError **error)
+{
+        SdpMessage m;
+        guint32 fid = ++c->next_block;
+        sdp_message_init(&m, SDP_FD_ADD);
+        sdp_add_u64(&m, "id", fid);
+        if (label)
+                sdp_add(&m, "label", label);
+        if (!call(c, &m, &fd, NULL, NULL, error))
+                return FALSE;
+        if (id)
+                *id = fid;
+        return TRUE;
+}
+
+gboolean suspendctl_client_remove_fd(SuspendctlClient *c, guint32 id, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, SDP_FD_REMOVE);
+        sdp_add_u64(&m, "id", id);
+        return call(c, &m, NULL, NULL, NULL, error);
+}
+
+/* Start a request; returns the attempt id (0: immediate-mode no-op) or -1 with error. */
+static gint64 request_suspend(SuspendctlClient *c, gboolean user, GError **error)
+{
+        SdpMessage m, reply;
+        sdp_message_init(&m, SDP_SUSPEND);
+        sdp_add(&m, "kind", user ? "user" : "application");
+        if (!call(c, &m, NULL, NULL, &reply, error))
+                return -1;
+        return (gint64)sdp_get_u64_or(&reply, "attempt", 0);
+}
+
+static gboolean is_outcome(const SuspendctlRecord *r, guint64 attempt)
+{
+        const char *t = suspendctl_record_type(r);
+        return (strcmp(t, "resumed") == 0 || strcmp(t, "aborted") == 0) &&
+               suspendctl_record_get_u64(r, "attempt", 0) == attempt;
+}
+
+static gboolean outcome_result(SuspendctlRecord *r, SuspendctlRecord **outcome, GError **error)
+{
+        gboolean ok = strcmp(suspendctl_record_type(r), "resumed") == 0;
+        if (!ok)
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_ABORTED, "attempt %s aborted: %s%s%s",
+                            suspendctl_record_get(r, "attempt"), suspendctl_record_get(r, "reason"),
+                            suspendctl_record_get(r, "detail") ? ": " : "",
+                            suspendctl_record_get(r, "detail") ? suspendctl_record_get(r, "detail") : "");
+        if (outcome)
+                *outcome = r;
+        else
+                suspendctl_record_free(r);
+        return ok;
+}
+
+gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *attempt,
+                                   SuspendctlRecord **outcome, GError **error)
+{
+        gint64 id = request_suspend(c, user, error);
+        GQueue keep = G_QUEUE_INIT;
+        gboolean result = FALSE;
+
+        if (outcome)
+                *outcome = NULL;
+        if (id < 0)
+                return FALSE;
+        if (attempt)
+                *attempt = (guint64)id;
+        if (id == 0)
+                return TRUE;
+        for (;;) {
+                SuspendctlRecord *r = suspendctl_client_next_event(c, -1, error);
+                if (!r || strcmp(suspendctl_record_type(r), "disconnected") == 0) {
+                        if (r)
+                                g_queue_push_tail(&keep, r);
+                        if (error && !*error)
+                                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_DISCONNECTED,
+                                            "the daemon went away during the attempt");
+                        break;
+                }
+                if (is_outcome(r, (guint64)id)) {
+                        result = outcome_result(r, outcome, error);
+                        break;
+                }
+                g_queue_push_tail(&keep, r);   /* other events stay for the handler */
+        }
+        while (!g_queue_is_empty(&keep))
+                g_queue_push_head(&c->events, g_queue_pop_tail(&keep));
+        schedule_dispatch(c);
+        return result;
+}
+
+/* The async form runs the blocking wait on a worker thread of its own connection so the
+ * caller's connection and main loop stay free. */
+typedef struct {
+        char *path;
+        gboolean user;
+} SuspendJob;
+
+static void suspend_job_free(gpointer p)
+{
+        SuspendJob *j = p;
+        g_free(j->path);
+        g_free(j);
+}
+
+static void suspend_thread(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
+{
+        SuspendJob *j = data;
+        GError *error = NULL;
+        SuspendctlRecord *outcome = NULL;
+        SuspendctlClient *own = suspendctl_client_new(j->path, "libsuspendctl-async", &error);
+        if (own && suspendctl_client_suspend(own, j->user, NULL, &outcome, &error) && !outcome)
+                outcome = record_simple("resumed", "noop", "1");
+        suspendctl_client_free(own);
+        if (error) {
+                suspendctl_record_free(outcome);
+                g_task_return_error(task, error);
+        } else {
+                g_task_return_pointer(task, outcome, (GDestroyNotify)suspendctl_record_free);
+        }
+}
+
+void suspendctl_client_suspend_async(SuspendctlClient *c, gboolean user, GCancellable *cancellable,
+                                     GAsyncReadyCallback callback, gpointer user_data)
+{
+        GTask *task = g_task_new(NULL, cancellable, callback, user_data);
+        SuspendJob *j = g_new0(SuspendJob, 1);
+        j->path = g_strdup(c->path);
+        j->user = user;
+        g_task_set_source_tag(task, suspendctl_client_suspend_async);
+        g_task_set_task_data(task, j, suspend_job_free);
+        g_task_run_in_thread(task, suspend_thread);
+        g_object_unref(task);
+}
+
+SuspendctlRecord *suspendctl_client_suspend_finish(SuspendctlClient *c, GAsyncResult *result, GError **error)
+{
+        return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+char *suspendctl_client_get_mode(SuspendctlClient *c, GError **error)
+{
+        SdpMessage m, reply;
+        sdp_message_init(&m, SDP_MODE_GET);
+        if (!call(c, &m, NULL, NULL, &reply, error))
+                return NULL;
+        return g_strdup(sdp_get(&reply, "mode"));
+}
+
+gboolean suspendctl_client_set_mode(SuspendctlClient *c, const char *mode, GError **error)
+{
+        return simple(c, SDP_MODE_SET, "mode", mode, error);
+}
+
+gboolean suspendctl_client_disable(SuspendctlClient *c, const char *reason, GError **error)
+{
+        return simple(c, SDP_DISABLE, "reason", reason, error);
+}
+
+gboolean suspendctl_client_enable(SuspendctlClient *c, GError **error)
+{
+        return simple(c, SDP_ENABLE, NULL, NULL, error);
+}
+
+guint32 suspendctl_client_alarm_add(SuspendctlClient *c, const char *name, gint64 at, guint64 in_seconds,
+                                    const char *cron, guint hold_s, const char *command,
+                                    gint64 *next, GError **error)
+{
+        SdpMessage m, reply;
+        sdp_message_init(&m, SDP_ALARM_ADD);
+        sdp_add(&m, "name", name);
+        if (at > 0)
+                sdp_add_u64(&m, "at", (uint64_t)at);
+        if (in_seconds > 0)
+                sdp_add_u64(&m, "in", in_seconds);
+        if (cron)
+                sdp_add(&m, "cron", cron);
+        if (hold_s)
+                sdp_add_u64(&m, "hold", hold_s);
+        if (command)
+                sdp_add(&m, "command", command);
+        if (!call(c, &m, NULL, NULL, &reply, error))
+                return 0;
+        if (next)
+                *next = (gint64)sdp_get_u64_or(&reply, "next", 0);
+        return (guint32)sdp_get_u64_or(&reply, "alarm", 0);
+}
+
+GPtrArray *suspendctl_client_alarm_list(SuspendctlClient *c, GError **error)
+{
+        SdpMessage m;
+        GPtrArray *items = NULL;
+        sdp_message_init(&m, SDP_ALARM_LIST);
+        return call(c, &m, NULL, &items, NULL, error) ? items : NULL;
+}
+
+gboolean suspendctl_client_alarm_cancel(SuspendctlClient *c, guint32 id, const char *name, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, SDP_ALARM_CANCEL);
+        if (name)
+                sdp_add(&m, "name", name);
+        else
+                sdp_add_u64(&m, "id", id);
+        return call(c, &m, NULL, NULL, NULL, error);
+}
+
+gboolean suspendctl_client_alarm_release(SuspendctlClient *c, guint32 id, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, SDP_ALARM_RELEASE);
+        sdp_add_u64(&m, "alarm", id);
+        return call(c, &m, NULL, NULL, NULL, error);
+}
+
+GPtrArray *suspendctl_client_status(SuspendctlClient *c, GError **error)
+{
+        SdpMessage m;
+        GPtrArray *items = NULL;
+        sdp_message_init(&m, SDP_STATUS);
+        return call(c, &m, NULL, &items, NULL, error) ? items : NULL;
+}
+
+gboolean suspendctl_client_monitor(SuspendctlClient *c, GError **error)
+{
+        return simple(c, SDP_MONITOR, NULL, NULL, error);
+}
+
+gboolean suspendctl_client_ping(SuspendctlClient *c, GError **error)
+{
+        return simple(c, SDP_PING, NULL, NULL, error);
+}

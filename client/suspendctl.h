@@ -1,0 +1,130 @@
+/* suspendctl.h — libsuspendctl, the client library of suspendd.
+ *
+ * One SuspendctlClient is one connection to the daemon. Calls are synchronous unless named
+ * _async; errors are GErrors in SUSPENDCTL_ERROR whose codes mirror the protocol's stable error
+ * codes (protocol/PROTOCOL.md §5). Events (attempts, alarms, monitor stream) reach a callback
+ * once the client is attached to a GMainContext. See libsuspendctl(3).
+ */
+#ifndef SUSPENDCTL_H
+#define SUSPENDCTL_H
+
+#include <gio/gio.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define SUSPENDCTL_ERROR (suspendctl_error_quark())
+GQuark suspendctl_error_quark(void);
+
+/* The first values equal the protocol's error codes (sdp.h SdpError); the last are local. */
+typedef enum {
+        SUSPENDCTL_ERROR_BAD_MESSAGE = 1,
+        SUSPENDCTL_ERROR_TOO_LARGE,
+        SUSPENDCTL_ERROR_UNKNOWN_REQUEST,
+        SUSPENDCTL_ERROR_UNKNOWN_FIELD,
+        SUSPENDCTL_ERROR_MISSING_FIELD,
+        SUSPENDCTL_ERROR_DUPLICATE_FIELD,
+        SUSPENDCTL_ERROR_BAD_FIELD,
+        SUSPENDCTL_ERROR_CONFLICTING_FIELDS,
+        SUSPENDCTL_ERROR_NO_HELLO,
+        SUSPENDCTL_ERROR_BAD_VERSION,
+        SUSPENDCTL_ERROR_PERMISSION_DENIED,
+        SUSPENDCTL_ERROR_LIMIT_EXCEEDED,
+        SUSPENDCTL_ERROR_NOT_FOUND,
+        SUSPENDCTL_ERROR_EXISTS,
+        SUSPENDCTL_ERROR_BLOCKED,
+        SUSPENDCTL_ERROR_DISABLED,
+        SUSPENDCTL_ERROR_ALARM_DUE,
+        SUSPENDCTL_ERROR_WRONG_ATTEMPT,
+        SUSPENDCTL_ERROR_BAD_FD,
+        SUSPENDCTL_ERROR_UNSUPPORTED,
+        SUSPENDCTL_ERROR_BUSY,
+        SUSPENDCTL_ERROR_INTERNAL,
+        SUSPENDCTL_ERROR_NOT_RUNNING = 100,  /* no daemon listens on the socket */
+        SUSPENDCTL_ERROR_DISCONNECTED,       /* the daemon closed the connection */
+        SUSPENDCTL_ERROR_PROTOCOL,           /* the daemon sent something we cannot read */
+        SUSPENDCTL_ERROR_ABORTED,            /* a suspend attempt was aborted (its reason in the message) */
+} SuspendctlError;
+
+/* A message from the daemon: an event, or one item of a list reply (status, alarm list). */
+typedef struct _SuspendctlRecord SuspendctlRecord;
+const char *suspendctl_record_type(const SuspendctlRecord *r);   /* "resumed", "alarm", … */
+const char *suspendctl_record_get(const SuspendctlRecord *r, const char *key);   /* NULL if absent */
+guint64 suspendctl_record_get_u64(const SuspendctlRecord *r, const char *key, guint64 fallback);
+guint suspendctl_record_n_fields(const SuspendctlRecord *r);
+void suspendctl_record_field(const SuspendctlRecord *r, guint i, const char **key, const char **value);
+void suspendctl_record_free(SuspendctlRecord *r);
+
+typedef struct _SuspendctlClient SuspendctlClient;
+
+/* socket_path NULL: $SUSPENDD_SOCKET, else /run/suspendd/socket. name: shown in status. */
+SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *name, GError **error);
+void suspendctl_client_free(SuspendctlClient *c);   /* closes: releases everything it held */
+const char *suspendctl_client_get_socket_path(const SuspendctlClient *c);
+guint suspendctl_client_get_id(const SuspendctlClient *c);
+int suspendctl_client_get_fd(const SuspendctlClient *c);
+
+/* Events: attach to a main context (NULL = default) and they are delivered to `func`. The
+ * event's type is the protocol verb: suspending, resumed, aborted, alarm-fired, blocked, … and
+ * "error" for the asynchronous error of a one-way request, "disconnected" when the daemon
+ * goes away. */
+typedef void (*SuspendctlEventFunc)(SuspendctlClient *c, const SuspendctlRecord *event, gpointer user_data);
+void suspendctl_client_set_event_handler(SuspendctlClient *c, SuspendctlEventFunc func, gpointer user_data,
+                                         GDestroyNotify destroy);
+void suspendctl_client_attach(SuspendctlClient *c, GMainContext *context);
+/* Without a main loop: wait up to timeout_ms (-1 forever) for one event and return it. */
+SuspendctlRecord *suspendctl_client_next_event(SuspendctlClient *c, int timeout_ms, GError **error);
+
+/* Blocks. The default is the one-way fast path (PROTOCOL.md §6.3): it returns at once; an error
+ * arrives later as an "error" event. suspendctl_client_block_acked waits for the daemon. */
+typedef struct _SuspendctlBlock SuspendctlBlock;
+SuspendctlBlock *suspendctl_client_block(SuspendctlClient *c, const char *reason, GError **error);
+SuspendctlBlock *suspendctl_client_block_acked(SuspendctlClient *c, const char *reason, GError **error);
+gboolean suspendctl_block_release(SuspendctlBlock *b, GError **error);   /* frees b */
+guint32 suspendctl_block_get_id(const SuspendctlBlock *b);
+
+/* Watching attempts: answer each "suspending" event with ready or veto before its deadline. */
+gboolean suspendctl_client_watch(SuspendctlClient *c, const char *name, guint budget_ms, GError **error);
+gboolean suspendctl_client_unwatch(SuspendctlClient *c, GError **error);
+gboolean suspendctl_client_ready(SuspendctlClient *c, guint64 attempt, GError **error);
+gboolean suspendctl_client_veto(SuspendctlClient *c, guint64 attempt, const char *reason, GError **error);
+/* "Ready once my work is flushed": take a deferral for the attempt, complete it when done. */
+typedef struct _SuspendctlDeferral SuspendctlDeferral;
+SuspendctlDeferral *suspendctl_client_defer(SuspendctlClient *c, guint64 attempt);
+gboolean suspendctl_deferral_complete(SuspendctlDeferral *d, GError **error);   /* sends ready, frees */
+
+/* Registered fds: asked about attempts only while one of them is readable. */
+gboolean suspendctl_client_add_fd(SuspendctlClient *c, int fd, const char *label, guint32 *id, GError **error);
+gboolean suspendctl_client_remove_fd(SuspendctlClient *c, guint32 id, GError **error);
+
+/* Suspend requests. Waits for the attempt's outcome: returns TRUE once resumed (outcome is the
+ * "resumed" record), FALSE with SUSPENDCTL_ERROR_ABORTED (outcome the "aborted" record) or the
+ * daemon's refusal. *attempt is 0 if the daemon is in immediate mode (a no-op). */
+gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *attempt,
+                                   SuspendctlRecord **outcome, GError **error);
+void suspendctl_client_suspend_async(SuspendctlClient *c, gboolean user, GCancellable *cancellable,
+                                     GAsyncReadyCallback callback, gpointer user_data);
+/* Returns the outcome record (caller frees) or NULL with error. */
+SuspendctlRecord *suspendctl_client_suspend_finish(SuspendctlClient *c, GAsyncResult *result, GError **error);
+
+char *suspendctl_client_get_mode(SuspendctlClient *c, GError **error);   /* g_free */
+gboolean suspendctl_client_set_mode(SuspendctlClient *c, const char *mode, GError **error);
+
+gboolean suspendctl_client_disable(SuspendctlClient *c, const char *reason, GError **error);
+gboolean suspendctl_client_enable(SuspendctlClient *c, GError **error);
+
+/* Alarms. Exactly one of at (Unix seconds, > 0), in_seconds (> 0) or cron (non-NULL).
+ * hold_s 0 = the daemon's default; command NULL = none. Returns the alarm id, 0 on error. */
+guint32 suspendctl_client_alarm_add(SuspendctlClient *c, const char *name, gint64 at, guint64 in_seconds,
+                                    const char *cron, guint hold_s, const char *command,
+                                    gint64 *next, GError **error);
+GPtrArray *suspendctl_client_alarm_list(SuspendctlClient *c, GError **error);   /* of SuspendctlRecord */
+gboolean suspendctl_client_alarm_cancel(SuspendctlClient *c, guint32 id, const char *name, GError **error);
+gboolean suspendctl_client_alarm_release(SuspendctlClient *c, guint32 id, GError **error);
+
+GPtrArray *suspendctl_client_status(SuspendctlClient *c, GError **error);       /* of SuspendctlRecord */
+gboolean suspendctl_client_monitor(SuspendctlClient *c, GError **error);
+gboolean suspendctl_client_ping(SuspendctlClient *c, GError **error);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,332 @@
+"""Integration-test harness: a real suspendd and real clients on a real socket in a temp dir,
+against the FUSE fake kernel (tests/fake-kernel). Never touches the host's /sys/power: the
+daemon always gets --sysfs-root pointing at the fake kernel's mount.
+
+A test script does:
+    from harness import Env, tap
+    with Env() as env:
+        c = env.client()
+        ...
+        tap.ok(cond, "what")
+    tap.done()
+"""
+import array
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP_BUILDDIR = os.environ.get("top_builddir", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "build")))
+FAKE_KERNEL = os.path.join(TOP_BUILDDIR, "tests", "fake-kernel", "fake-kernel")
+SUSPENDD = os.path.join(TOP_BUILDDIR, "daemon", "suspendd")
+SUSPENDCTL = os.path.join(TOP_BUILDDIR, "client", "suspendctl")
+TIMEOUT = 20.0   # a failure guard only; tests wait on events, not on time
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, detail=None):
+        self.n += 1
+        if not cond:
+            self.failed += 1
+        print(("ok" if cond else "not ok") + " %d - %s" % (self.n, what), flush=True)
+        if not cond and detail is not None:
+            for line in str(detail).splitlines():
+                print("#   " + line, flush=True)
+        return cond
+
+    def skip_all(self, why):
+        print("1..0 # SKIP " + why, flush=True)
+        sys.exit(77)
+
+    def done(self):
+        print("1..%d" % self.n, flush=True)
+        sys.exit(1 if self.failed else 0)
+
+
+tap = Tap()
+
+
+def encode(verb, **fields):
+    parts = [verb]
+    for k, v in fields.items():
+        v = str(v)
+        bare = v and all(ch.isalnum() or ch in "._:/@+,-" for ch in v)
+        parts.append("%s=%s" % (k, v if bare else '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'))
+    return " ".join(parts)
+
+
+def decode(data):
+    """Parse one datagram into (verb, dict). Good enough for the daemon's well-formed output."""
+    text = data.decode()
+    verb, _, rest = text.partition(" ")
+    fields, i = {}, 0
+    while i < len(rest):
+        if rest[i] == " ":
+            i += 1
+            continue
+        eq = rest.index("=", i)
+        key = rest[i:eq]
+        i = eq + 1
+        if i < len(rest) and rest[i] == '"':
+            i += 1
+            val = []
+            while rest[i] != '"':
+                if rest[i] == "\\":
+                    i += 1
+                val.append(rest[i])
+                i += 1
+            i += 1
+            fields[key] = "".join(val)
+        else:
+            end = rest.find(" ", i)
+            end = len(rest) if end < 0 else end
+            fields[key] = rest[i:end]
+            i = end
+    return verb, fields
+
+
+class Client:
+    """A raw protocol client: sends requests, collects replies and events."""
+
+    def __init__(self, path, hello=True, name="test"):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.connect(path)
+        self.seq = 0
+        self.events = []
+        if hello:
+            verb, f = self.call("hello", version=1, name=name)
+            assert verb == "ok", (verb, f)
+            self.id = int(f["client"])
+
+    def send_raw(self, data, fds=None):
+        if fds:
+            self.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+        else:
+            self.sock.send(data)
+
+    def recv(self, timeout=TIMEOUT):
+        self.sock.settimeout(timeout)
+        try:
+            data = self.sock.recv(8192)
+        except socket.timeout:
+            return None
+        if not data:
+            return ("eof", {})
+        return decode(data)
+
+    def call(self, verb, fds=None, **fields):
+        """Send a request and return its final reply (ok/error); items go to self.items."""
+        self.seq += 1
+        seq = str(self.seq)
+        self.send_raw(encode(verb, seq=seq, **fields).encode(), fds)
+        self.items = []
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            m = self.recv(deadline - time.time())
+            if m is None:
+                break
+            v, f = m
+            if v == "eof":
+                return m
+            if v in ("ok", "error", "item") and f.get("seq") == seq:
+                if v == "item":
+                    self.items.append(f)
+                    continue
+                return m
+            self.events.append(m)
+        raise TimeoutError("no reply to %s" % verb)
+
+    def wait_event(self, verb, timeout=TIMEOUT, **match):
+        deadline = time.time() + timeout
+        while True:
+            for i, (v, f) in enumerate(self.events):
+                if v == verb and all(f.get(k) == str(val) for k, val in match.items()):
+                    del self.events[i]
+                    return f
+            left = deadline - time.time()
+            if left <= 0:
+                return None
+            m = self.recv(left)
+            if m is None:
+                return None
+            if m[0] == "eof":
+                return None
+            self.events.append(m)
+
+    def close(self):
+        self.sock.close()
+
+
+class Env:
+    def __init__(self, patched=False, config=None, mode=None, rtc=True, sleep_ms=0):
+        self.patched, self.config_text, self.mode, self.rtc, self.sleep_ms = patched, config, mode, rtc, sleep_ms
+        self.daemon = None
+        self.fk = None
+
+    def __enter__(self):
+        if not os.path.exists("/dev/fuse"):
+            tap.skip_all("no /dev/fuse: the fake kernel needs FUSE")
+        if os.geteuid() != 0:
+            tap.skip_all("the integration tier runs as root (FUSE mount, SO_PEERCRED tests with other uids)")
+        self.dir = tempfile.mkdtemp(prefix="suspendd-test-")
+        os.chmod(self.dir, 0o755)   # other uids reach the socket
+        self.root = os.path.join(self.dir, "root")
+        os.mkdir(self.root)
+        self.ctl_path = os.path.join(self.dir, "kernel.ctl")
+        self.socket = os.path.join(self.dir, "socket")
+        self.state = os.path.join(self.dir, "state")
+        self.config = os.path.join(self.dir, "suspendd.conf")
+        with open(self.config, "w") as f:
+            f.write(self.config_text or "")
+        args = [FAKE_KERNEL, "--root", self.root, "--control", self.ctl_path]
+        if self.patched:
+            args.append("--patched")
+        if not self.rtc:
+            args.append("--no-rtc")
+        if self.sleep_ms:
+            args += ["--sleep-ms", str(self.sleep_ms)]
+        self.fk = subprocess.Popen(args, stderr=subprocess.DEVNULL)
+        if not self._wait(lambda: os.path.exists(os.path.join(self.root, "sys/power/state"))):
+            self.__exit__(None, None, None)
+            tap.skip_all("the fake kernel could not mount FUSE here")
+        self.start_daemon()
+        return self
+
+    def _wait(self, cond, timeout=TIMEOUT):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if cond():
+                return True
+            time.sleep(0.02)
+        return False
+
+    def start_daemon(self, extra=()):
+        assert os.path.realpath(self.root) != "/", "refusing to run the daemon on the real /sys"
+        self.log_path = os.path.join(self.dir, "suspendd.log")
+        args = [SUSPENDD, "--sysfs-root", self.root, "--socket", self.socket, "--state-dir", self.state,
+                "--config", self.config, "-v"] + list(extra)
+        if self.mode:
+            args += ["--mode", self.mode]
+        if os.path.exists(self.socket):
+            os.unlink(self.socket)
+        self.daemon = subprocess.Popen(args, stderr=open(self.log_path, "a"))
+        if not self._wait(lambda: os.path.exists(self.socket) or self.daemon.poll() is not None):
+            raise RuntimeError("suspendd did not start")
+        if self.daemon.poll() is not None:
+            raise RuntimeError("suspendd exited with %s:\n%s" % (self.daemon.returncode, self.log()))
+
+    def stop_daemon(self, sig=signal.SIGTERM):
+        if self.daemon and self.daemon.poll() is None:
+            if sig != signal.SIGKILL and self.fk and self.fk.poll() is None:
+                # a daemon stops only after a committed suspend returns: end any fake sleep
+                for cmd in ("pause off", "release", "wake serio0"):
+                    try:
+                        self.kernel(cmd)
+                    except OSError:
+                        pass
+            self.daemon.send_signal(sig)
+            try:
+                self.daemon.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.daemon.kill()
+                self.daemon.wait()
+        rc = self.daemon.returncode if self.daemon else None
+        self.daemon = None
+        return rc
+
+    def log(self):
+        try:
+            return open(self.log_path).read()
+        except OSError:
+            return ""
+
+    def __exit__(self, *exc):
+        rc = self.stop_daemon()
+        if rc not in (None, 0):
+            print("# suspendd exited with %s (sanitizer report?)" % rc)
+            for line in self.log().splitlines()[-40:]:
+                print("#   " + line)
+            tap.ok(False, "suspendd exits cleanly")
+        if self.fk:
+            subprocess.call(["fusermount3", "-u", "-z", self.root], stderr=subprocess.DEVNULL)
+            try:
+                self.fk.wait(5)
+            except subprocess.TimeoutExpired:
+                self.fk.kill()
+                self.fk.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+    def kernel(self, command):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.ctl_path)
+        s.settimeout(TIMEOUT + 5)
+        s.sendall((command + "\n").encode())
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            buf += chunk
+        s.close()
+        return buf.decode().strip()
+
+    def kstats(self):
+        line = self.kernel("stats")
+        return dict(kv.split("=", 1) for kv in line.split()[1:])
+
+    def client(self, **kw):
+        return Client(self.socket, **kw)
+
+    def client_as(self, uid, gid, requests):
+        """Run requests as another uid in a child process; returns the list of replies."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                os.setgroups([])
+                os.setgid(gid)
+                os.setuid(uid)
+                c = Client(self.socket)
+                out = []
+                for verb, fields in requests:
+                    out.append(repr(c.call(verb, **fields)))
+                os.write(w, ("\n".join(out)).encode())
+            finally:
+                os._exit(0)
+        os.close(w)
+        data = b""
+        while True:
+            chunk = os.read(r, 65536)
+            if not chunk:
+                break
+            data += chunk
+        os.close(r)
+        os.waitpid(pid, 0)
+        return [eval(line) for line in data.decode().splitlines()]
+
+    def suspendctl(self, *args, timeout=TIMEOUT, env=None, **kw):
+        e = dict(os.environ)
+        e["SUSPENDD_SOCKET"] = self.socket
+        if env:
+            e.update(env)
+        return subprocess.run([SUSPENDCTL] + list(args), capture_output=True, text=True, timeout=timeout, env=e, **kw)
+
+    def status(self):
+        c = self.client(name="status")
+        c.call("status")
+        items = c.items
+        c.close()
+        return items
+
+    def wait_for(self, cond, timeout=TIMEOUT):
+        return self._wait(cond, timeout)
