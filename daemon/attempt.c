@@ -360,7 +360,8 @@ static gboolean notify_timeout(gpointer data)
                 if (c->fd_asked) {
                         d->fd_unanswered = true;
                         snprintf(d->fd_detail, sizeof d->fd_detail,
-                                 "%s did not answer for its readable fds", c->comm);
+                                 "%s (pid %d) did not answer for its readable fds",
+                                 c->name[0] ? c->name : c->comm, (int)c->pid);
                 }
                 if (d->pending_answers > 0)
                         d->pending_answers--;

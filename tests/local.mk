@@ -19,7 +19,12 @@ EXTRA_DIST += tests/fake-kernel/README.md
 INTEGRATION_TESTS = \
 	tests/integration/blockers.test \
 	tests/integration/immediate.test \
-	tests/integration/wakeup-race.test
+	tests/integration/wakeup-race.test \
+	tests/integration/watchers.test \
+	tests/integration/fds.test \
+	tests/integration/alarms.test \
+	tests/integration/disable.test \
+	tests/integration/policy-limits.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py
