@@ -311,27 +311,37 @@ static pid_t spawn(char **argv)
         return pid;
 }
 
-/* Wait for the child; `on_tick` (may be NULL) runs every 200 ms, e.g. to keep a hold alive. */
+/* Wait for the child; `on_tick` (may be NULL) runs every 200 ms, e.g. to keep a hold alive.
+ * While it runs, SIGINT/SIGTERM/SIGHUP go to the child (it decides how to end); afterwards
+ * they are ours again, so `watch` between attempts dies of a plain SIGTERM. */
 static int wait_child(pid_t pid, void (*on_tick)(gpointer), gpointer data)
 {
-        struct sigaction sa = { .sa_handler = forward_signal };
-        int status;
+        static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
+        struct sigaction sa = { .sa_handler = forward_signal }, old[G_N_ELEMENTS(forwarded)];
+        int status, rc = 1;
 
+        if (pid < 0)
+                return 126;
         child_pid = pid;
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
+        for (size_t i = 0; i < G_N_ELEMENTS(forwarded); i++)
+                sigaction(forwarded[i], &sa, &old[i]);
         for (;;) {
                 pid_t r = waitpid(pid, &status, on_tick ? WNOHANG : 0);
-                if (r == pid)
-                        return exit_status_of(status);
+                if (r == pid) {
+                        rc = exit_status_of(status);
+                        break;
+                }
                 if (r < 0 && errno != EINTR)
-                        return 1;
+                        break;
                 if (r == 0 && on_tick) {
                         on_tick(data);
                         g_usleep(200000);
                 }
         }
+        child_pid = 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(forwarded); i++)
+                sigaction(forwarded[i], &old[i], NULL);
+        return rc;
 }
 
 static int split_command(int argc, char **argv, int *cmd_index)
