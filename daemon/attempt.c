@@ -46,19 +46,28 @@ static bool alarm_due_soon(Daemon *d)
 
 /* --- the worker: the only calls that may block for long --- */
 
+typedef enum {
+        JOB_READ_COUNT,   /* read wakeup_count (blocks while events are in progress) + sources */
+        JOB_COMMIT,       /* write the count, then the state (blocks for the whole sleep) */
+} JobKind;
+
 typedef struct {
         Sysfs *sysfs;
-        bool commit;           /* false: read the count; true: write count, then state */
+        JobKind kind;
+        uint64_t attempt;
         unsigned count;
         char state[8];
         int r_count, r_state;
+        bool have_snapshot;
+        WakeupSnapshot snap;
 } Job;
 
 static void worker(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
 {
         Job *j = data;
-        if (!j->commit) {
+        if (j->kind == JOB_READ_COUNT) {
                 j->r_count = sysfs_read_wakeup_count(j->sysfs, &j->count);
+                j->have_snapshot = j->r_count == 0 && sysfs_wakeup_snapshot(j->sysfs, &j->snap) == 0;
         } else {
                 j->r_count = sysfs_write_wakeup_count(j->sysfs, j->count);
                 if (j->r_count == 0)
@@ -171,10 +180,12 @@ static void work_out_wake(Daemon *d, bool *is_alarm_wake)
         bool rtc = false;
 
         if (d->features.has_wakeup_sources && sysfs_wakeup_snapshot(d->sysfs, &after) == 0)
-                sysfs_wakeup_diff(&d->before_sleep, &after, sources, sizeof sources);
+                sysfs_wakeup_diff(&d->before_sleep, &after, sources, sizeof sources, NULL);
         for (char *p = sources; *p;) {
                 size_t n = strcspn(p, ",");
-                if ((n >= 3 && strncmp(p, "rtc", 3) == 0) || (n >= 10 && strncmp(p, "alarmtimer", 10) == 0))
+                const char *dev = d->features.rtc_device;
+                if ((n >= 3 && strncmp(p, "rtc", 3) == 0) || (n >= 10 && strncmp(p, "alarmtimer", 10) == 0) ||
+                    (dev[0] && n == strlen(dev) && strncmp(p, dev, n) == 0))
                         rtc = true;
                 p += n + (p[n] == ',');
         }
@@ -268,8 +279,60 @@ static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
         resumed(d);
 }
 
+static void recount_done(GObject *src, GAsyncResult *res, gpointer data);
+
+/* All answers are in (or late): read the count again, so that what happened during NOTIFY is
+ * judged before the commit decision. The re-read blocks until IPC in flight (EPOLLWAKEUP) has
+ * been handled, so any block that arrived before it is seen by decide_commit() below; anything
+ * after it makes the count write fail. */
 static void commit(Daemon *d)
 {
+        Job *j;
+
+        if (d->notify_timer) {
+                g_source_remove(d->notify_timer);
+                d->notify_timer = 0;
+        }
+        d->state = ATTEMPT_COMMIT;
+        j = g_new0(Job, 1);
+        j->sysfs = d->sysfs;
+        j->kind = JOB_READ_COUNT;
+        j->attempt = d->current.id;
+        run_job(d, j, recount_done);
+}
+
+/* Did a wakeup event arrive since PREPARE? Our own clients' messages move the count too (they
+ * pass through EPOLLWAKEUP): those are explained by IPC sources and were handled before the
+ * re-read returned. Any other source, or a rise nothing explains, is a real wakeup event. */
+static bool unexplained_wakeups(Daemon *d, const Job *j, char *detail, size_t size)
+{
+        char names[200];
+        uint64_t ipc = 0;
+        unsigned rise = j->count - d->wakeup_count;
+
+        if (rise == 0)
+                return false;
+        if (!d->at_prepare_valid || !j->have_snapshot) {
+                snprintf(detail, size, "wakeup_count rose by %u during the attempt", rise);
+                return true;
+        }
+        if (sysfs_wakeup_diff(&d->at_prepare, &j->snap, names, sizeof names, &ipc) > 0) {
+                snprintf(detail, size, "wakeup event from %s during the attempt", names);
+                return true;
+        }
+        if (ipc < rise) {
+                snprintf(detail, size, "wakeup_count rose by %u during the attempt, no source named", rise);
+                return true;
+        }
+        log_msg(7, d->current.id, "wakeup_count moved by %u: client messages (EPOLLWAKEUP) only", rise);
+        return false;
+}
+
+static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+        Daemon *d = data;
+        Job *rj = g_task_get_task_data(G_TASK(res));
+
         size_t late;
         bool fd_unanswered;
         const char *reason;
@@ -277,10 +340,20 @@ static void commit(Daemon *d)
         CommitInput in;
         Job *j;
 
-        if (d->notify_timer) {
-                g_source_remove(d->notify_timer);
-                d->notify_timer = 0;
+        if (d->state != ATTEMPT_COMMIT || rj->attempt != d->current.id)
+                return;   /* the attempt ended meanwhile (e.g. shutdown) */
+        if (rj->r_count < 0) {
+                snprintf(detail, sizeof detail, "reading wakeup_count: %s", g_strerror(-rj->r_count));
+                finish_abort(d, "kernel-error", detail);
+                return;
         }
+        if (unexplained_wakeups(d, rj, detail, sizeof detail)) {
+                finish_abort(d, "wakeup-event", detail);
+                return;
+        }
+        d->wakeup_count = rj->count;
+        if (rj->have_snapshot)
+                d->before_sleep = rj->snap;
         late = d->late_now;
         fd_unanswered = d->fd_unanswered;
         if (fd_unanswered)
@@ -307,7 +380,6 @@ static void commit(Daemon *d)
                 finish_abort(d, reason, detail);
                 return;
         }
-        d->state = ATTEMPT_COMMIT;
         /* A user request wakes only on a user action: no alarms then (DESIGN §3). */
         d->armed_alarm = 0;
         if (d->features.rtc[0]) {
@@ -320,14 +392,12 @@ static void commit(Daemon *d)
                         log_msg(6, d->current.id, "RTC armed for alarm %s at %lld", a->name, (long long)a->next);
                 }
         }
-        if (d->features.has_wakeup_sources)
-                sysfs_wakeup_snapshot(d->sysfs, &d->before_sleep);
         d->commit_wall_us = g_get_real_time();
         d->state = ATTEMPT_SUSPENDED;
         log_msg(6, d->current.id, "attempt %llu: writing %s", (unsigned long long)d->current.id, d->cfg.sleep_state);
         j = g_new0(Job, 1);
         j->sysfs = d->sysfs;
-        j->commit = true;
+        j->kind = JOB_COMMIT;
         j->count = d->wakeup_count;
         g_strlcpy(j->state, d->cfg.sleep_state, sizeof j->state);
         run_job(d, j, commit_done);
@@ -480,6 +550,9 @@ static void prepare_done(GObject *src, GAsyncResult *res, gpointer data)
                 return;
         }
         d->wakeup_count = j->count;
+        d->at_prepare_valid = j->have_snapshot;
+        if (j->have_snapshot)
+                d->at_prepare = j->snap;
         if (d->shutting_down) {
                 finish_abort(d, "shutdown", "the daemon is stopping");
                 return;
@@ -509,6 +582,7 @@ static void start(Daemon *d, AttemptKind kind)
         d->state = ATTEMPT_PREPARE;
         j = g_new0(Job, 1);
         j->sysfs = d->sysfs;
+        j->kind = JOB_READ_COUNT;
         run_job(d, j, prepare_done);
 }
 

@@ -164,7 +164,9 @@ struct Daemon {
         unsigned backoff_ms;
         guint backoff_timer;
         gint64 commit_wall_us;
-        WakeupSnapshot before_sleep;
+        WakeupSnapshot at_prepare;     /* wakeup sources when the count was first read */
+        bool at_prepare_valid;
+        WakeupSnapshot before_sleep;   /* … and when it was read again at COMMIT */
         time_t armed_alarm;
         bool shutting_down;
 

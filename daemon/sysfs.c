@@ -123,8 +123,19 @@ int sysfs_detect(Sysfs *s, SysfsFeatures *f)
         f->has_sleep_mode = read_attr(s, "/sys/power/sleep_mode", f->sleep_modes,
                                       sizeof f->sleep_modes) == 0;
         f->has_sleepctl = exists(s, "/dev/sleepctl");
-        if (exists(s, "/sys/class/rtc/rtc0/wakealarm"))
+        if (exists(s, "/sys/class/rtc/rtc0/wakealarm")) {
+                char path[4200], link[256];
+                ssize_t n;
                 snprintf(f->rtc, sizeof f->rtc, "rtc0");
+                /* An RTC wake is counted on the RTC's parent device (rtc_cmos: "00:06"), not on rtc0. */
+                if (path_of(s, "/sys/class/rtc/rtc0/device", path, sizeof path) == 0 &&
+                    (n = readlink(path, link, sizeof link - 1)) > 0) {
+                        link[n] = '\0';
+                        const char *base = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+                        if (strlen(base) < sizeof f->rtc_device)
+                                memcpy(f->rtc_device, base, strlen(base) + 1);
+                }
+        }
         f->has_wakeup_sources = exists(s, "/sys/class/wakeup");
         return 0;
 }
@@ -255,22 +266,46 @@ int sysfs_wakeup_snapshot(Sysfs *s, WakeupSnapshot *snap)
         return 0;
 }
 
+/* EPOLLWAKEUP's wakeup sources: "eventpoll" for an epoll set, and one per watched file named
+ * after its dentry, which for a socket is its protocol ("UNIX" for SOCK_SEQPACKET/DGRAM,
+ * "UNIX-STREAM"). They count IPC in flight, not hardware: they can hold a machine awake but
+ * never wake a sleeping one. */
+bool sysfs_wakeup_source_is_ipc(const char *name)
+{
+        return strcmp(name, "eventpoll") == 0 || strcmp(name, "UNIX") == 0 ||
+               strcmp(name, "UNIX-STREAM") == 0;
+}
+
 size_t sysfs_wakeup_diff(const WakeupSnapshot *before, const WakeupSnapshot *after, char *out,
-                         size_t size)
+                         size_t size, uint64_t *ipc_events)
 {
         size_t found = 0, n = 0;
         out[0] = '\0';
+        if (ipc_events)
+                *ipc_events = 0;
         for (size_t i = 0; i < after->n; i++) {
                 uint64_t prev = 0;
                 for (size_t j = 0; j < before->n; j++)
                         if (strcmp(before->src[j].name, after->src[i].name) == 0)
-                                prev = before->src[j].events;
-                if (after->src[i].events > prev) {
-                        if (n < size)
-                                n += (size_t)snprintf(out + n, size - n, "%s%s", found ? "," : "",
-                                                      after->src[i].name);
-                        found++;
+                                prev += before->src[j].events;
+                for (size_t j = 0; j < i; j++)   /* same-named sources: count each name once */
+                        if (strcmp(after->src[j].name, after->src[i].name) == 0)
+                                goto next;
+                uint64_t now = 0;
+                for (size_t j = i; j < after->n; j++)
+                        if (strcmp(after->src[j].name, after->src[i].name) == 0)
+                                now += after->src[j].events;
+                if (now <= prev)
+                        continue;
+                if (sysfs_wakeup_source_is_ipc(after->src[i].name)) {
+                        if (ipc_events)
+                                *ipc_events += now - prev;
+                        continue;
                 }
+                if (n < size)
+                        n += (size_t)snprintf(out + n, size - n, "%s%s", found ? "," : "", after->src[i].name);
+                found++;
+        next:;
         }
         return found;
 }

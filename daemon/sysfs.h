@@ -19,6 +19,7 @@ typedef struct {
         char sleep_modes[64];     /* its contents, e.g. "[direct] disabled cooperative" */
         bool has_sleepctl;        /* patched kernel: /dev/sleepctl */
         char rtc[16];             /* "rtc0", or "" if no RTC with a wakealarm */
+        char rtc_device[64];      /* its parent device ("00:06"): the wakeup source its wakes count on */
         bool has_wakeup_sources;  /* /sys/class/wakeup */
 } SysfsFeatures;
 
@@ -63,9 +64,11 @@ int sysfs_rtc_get_wakealarm(Sysfs *s, const char *rtc, time_t *when);   /* 0 if 
 
 /* Wakeup sources: event counts now, and which rose between two snapshots. */
 int sysfs_wakeup_snapshot(Sysfs *s, WakeupSnapshot *snap);
-/* Names of sources whose count rose, comma-separated, in `out`; returns how many. */
+bool sysfs_wakeup_source_is_ipc(const char *name);
+/* Sources whose event count grew, comma-separated into out, IPC sources excepted (their growth
+ * is added up in *ipc_events if not NULL); returns how many. Same-named sources are summed. */
 size_t sysfs_wakeup_diff(const WakeupSnapshot *before, const WakeupSnapshot *after, char *out,
-                         size_t size);
+                         size_t size, uint64_t *ipc_events);
 
 /* /dev/sleepctl (patched kernel): an fd that the daemon holds to mirror its block set. */
 int sysfs_sleepctl_open(Sysfs *s);                 /* returns fd or -errno */

@@ -24,8 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define N_SOURCES 3
-static const char *const source_names[N_SOURCES] = { "rtc0", "PNP0C0D:00", "serio0" };
+/* "UNIX" stands for the wakeup source EPOLLWAKEUP gives a watched AF_UNIX socket. */
+#define N_SOURCES 4
+static const char *const source_names[N_SOURCES] = { "rtc0", "PNP0C0D:00", "serio0", "UNIX" };
 
 static struct {
         pthread_mutex_t lock;
