@@ -1,7 +1,8 @@
 # tests/: unit tier (tests/unit), integration tier (tests/integration), VM tier (tests/vm,
 # tests/kernel, tests/guest via `make check-vm`), benchmarks (tests/bench).
-TEST_EXTENSIONS = .test
+TEST_EXTENSIONS = .test .vmtest
 TEST_LOG_DRIVER = $(LOG_DRIVER)
+VMTEST_LOG_DRIVER = $(LOG_DRIVER)
 EXTRA_DIST += tests/deps tests/run tests/summary
 
 check_PROGRAMS += tests/unit/test-protocol
@@ -24,7 +25,14 @@ INTEGRATION_TESTS = \
 	tests/integration/fds.test \
 	tests/integration/alarms.test \
 	tests/integration/disable.test \
-	tests/integration/policy-limits.test
+	tests/integration/policy-limits.test \
+	tests/integration/suspendctl.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py
+
+# Daemon-on-a-real-kernel tests: run in the QEMU guest by `make check-vm` (vm-image/local.mk).
+GUEST_TESTS += \
+	tests/guest/real-suspend.test \
+	tests/guest/backup-alarm.test
+EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)

@@ -1,1 +1,26 @@
-# vm-image: build fragment (see Makefile.am)
+# vm-image/: the VM tier. `make check-vm` builds/reuses the guest kernels and rootfs (cached
+# outside the tree), boots a Debian guest in QEMU per kernel and reports each guest test here.
+# Tests on the baseline (unpatched) kernel prove the harness; the patched kernel runs the
+# kernel series' tests and the daemon-on-a-real-kernel tests.
+VM_BASELINE_TESTS = \
+	tests/vm/power-files.vmtest \
+	tests/vm/stale-wakeup-count.vmtest \
+	tests/vm/pm-test.vmtest \
+	tests/vm/s3-wakeup.vmtest \
+	tests/vm/s2idle-rtc.vmtest
+VM_PATCHED_TESTS = $(KERNEL_TESTS) $(GUEST_TESTS)
+VM_TESTS = $(VM_BASELINE_TESTS) $(VM_PATCHED_TESTS)
+
+EXTRA_DIST += vm-image/build-kernel vm-image/build-rootfs vm-image/run-guest vm-image/check-vm \
+	vm-image/replay-result vm-image/config-fragment vm-image/config-fragment-debug \
+	vm-image/guest/run-tests vm-image/guest/host-request vm-image/guest/suspendd-tests.service \
+	vm-image/README.md tests/vm/lib.sh $(VM_BASELINE_TESTS)
+
+VM_RESULTS = $(abs_top_builddir)/vm-results
+check-vm: all
+	$(top_srcdir)/vm-image/check-vm --builddir $(abs_top_builddir) --results $(VM_RESULTS) \
+		--baseline "$(VM_BASELINE_TESTS)" --patched "$(VM_PATCHED_TESTS)"
+	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS="$(VM_TESTS)" TEST_SUITE_LOG=vm-suite.log \
+		VMTEST_LOG_COMPILER="env VM_RESULTS=$(VM_RESULTS) $(top_srcdir)/vm-image/replay-result" \
+		TEST_LOG_COMPILER="env VM_RESULTS=$(VM_RESULTS) $(top_srcdir)/vm-image/replay-result"
+.PHONY: check-vm

@@ -1,0 +1,40 @@
+# Helpers for the daemon-on-a-real-kernel guest tests (sourced). Guest only: as root in QEMU.
+. "$(dirname "$0")/../vm/lib.sh"
+
+# Start suspendd the way a system does: by systemd, from its unit when installed (socket
+# activation), else as a transient unit. Extra arguments go to the daemon.
+start_suspendd() {
+  systemctl stop suspendd.service suspendd.socket suspendd-t.service >/dev/null 2>&1
+  systemctl reset-failed suspendd-t.service >/dev/null 2>&1
+  if [ $# -eq 0 ] && systemctl cat suspendd.service >/dev/null 2>&1; then
+    systemctl start suspendd.service
+  else
+    systemd-run --quiet --unit=suspendd-t --property=Type=notify /usr/sbin/suspendd -v "$@"
+  fi
+  for _ in $(seq 50); do suspendctl status >/dev/null 2>&1 && return 0; sleep 0.2; done
+  return 1
+}
+stop_suspendd() { systemctl stop suspendd.service suspendd.socket suspendd-t.service >/dev/null 2>&1; }
+suspendd_unit() { systemctl is-active -q suspendd.service && echo suspendd.service || echo suspendd-t.service; }
+suspendd_pid() { systemctl show -p MainPID --value "$(suspendd_unit)"; }
+
+# The host wakes the guest N seconds after QEMU reports it suspended (S3), once.
+wake_after_suspend() { host-request wake-after-suspend "$1"; }
+
+# Wait until a command succeeds (polling every 0.5 s), at most N seconds of the guest's time.
+wait_until() {   # wait_until SECONDS COMMAND...
+  local end=$(( $(date +%s) + $1 )); shift
+  until "$@"; do [ "$(date +%s)" -lt $end ] || return 1; sleep 0.5; done
+}
+
+# A field of an attempt in status (ID, or "last" for the newest): attempt_field ID KEY
+attempt_field() { suspendctl status --json | python3 -c '
+import json, sys
+want, key = sys.argv[1], sys.argv[2]
+items = [i for i in json.load(sys.stdin) if i.get("type") == "attempt"]
+items = items[:1] if want == "last" else [i for i in items if str(i.get("attempt")) == want]
+print(items[0].get(key, "") if items else "")' "$1" "$2"; }
+# A counter from status: counter suspends
+counter() { suspendctl status --json | python3 -c '
+import json, sys
+print([i for i in json.load(sys.stdin) if i.get("type") == "counters"][0][sys.argv[1]])' "$1"; }
