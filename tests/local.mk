@@ -36,3 +36,4 @@ GUEST_TESTS += \
 	tests/guest/real-suspend.test \
 	tests/guest/backup-alarm.test
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
+EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
