@@ -289,6 +289,7 @@ static void commit(Daemon *d)
 {
         Job *j;
 
+        d->current.notify_us = (uint64_t)(g_get_monotonic_time() - d->current.notify_start_us);
         if (d->notify_timer) {
                 g_source_remove(d->notify_timer);
                 d->notify_timer = 0;
@@ -489,6 +490,7 @@ static void notify(Daemon *d)
         bool user = d->current.kind == ATTEMPT_KIND_USER;
 
         d->state = ATTEMPT_NOTIFY;
+        d->current.notify_start_us = now;
         d->vetoed = false;
         d->veto_reason[0] = '\0';
         d->pending_answers = 0;
@@ -524,6 +526,7 @@ static void notify(Daemon *d)
                 c->fd_asked = readable && !c->watching;
                 c->deadline = now + (gint64)budget * 1000;
                 d->pending_answers++;
+                d->current.asked++;
                 sdp_message_init(&ev, SDP_SUSPENDING);
                 sdp_add_u64(&ev, "attempt", d->current.id);
                 sdp_add_u64(&ev, "deadline_ms", budget);

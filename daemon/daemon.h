@@ -97,6 +97,9 @@ typedef struct {
         char reason[32];
         char detail[256];
         uint64_t slept_ms;
+        gint64 notify_start_us;           /* monotonic: NOTIFY began */
+        uint64_t notify_us;               /* NOTIFY began → every watcher answered (or timed out) */
+        unsigned asked;                   /* watchers and fd owners asked */
         char wake[128];
         bool dark;
 } AttemptRecord;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -47,6 +48,20 @@ static gboolean on_signal(gpointer data)
         d->shutting_down = true;
         g_main_loop_quit(d->loop);
         return G_SOURCE_CONTINUE;
+}
+
+/* Each client costs one fd (plus its passed fds): raise the soft limit towards the hard one so
+ * MaxClients, not a default of 1024, is what bounds connections. */
+static void raise_fd_limit(unsigned max_clients)
+{
+        struct rlimit rl;
+        rlim_t want = (rlim_t)max_clients + 64;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+                return;
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+                log_warn("cannot raise the open-file limit to %llu: %s", (unsigned long long)want, g_strerror(errno));
 }
 
 int main(int argc, char **argv)
@@ -104,6 +119,7 @@ int main(int argc, char **argv)
         }
         if (warnings)
                 log_warn("configuration %s: %s", config, warnings);
+        raise_fd_limit(d->cfg.max_clients);
         r = sysfs_open(root, &d->sysfs);
         if (r < 0 || (r = sysfs_detect(d->sysfs, &d->features)) < 0) {
                 log_err("cannot use the kernel interfaces under %s: %s", root, g_strerror(-r));

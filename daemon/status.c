@@ -28,6 +28,10 @@ static void add_attempt(SdpMessage *m, const AttemptRecord *a)
         sdp_add_u64(m, "started", (uint64_t)a->started_ms);
         if (a->ended_ms)
                 sdp_add_u64(m, "duration_ms", (uint64_t)(a->ended_ms - a->started_ms));
+        if (a->notify_start_us) {
+                sdp_add_u64(m, "asked", a->asked);
+                sdp_add_u64(m, "notify_us", a->notify_us);
+        }
         if (a->wake[0]) {
                 sdp_add_u64(m, "slept_ms", a->slept_ms);
                 sdp_add(m, "wake", a->wake);

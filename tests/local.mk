@@ -34,6 +34,16 @@ EXTRA_DIST += tests/integration/harness.py
 # Daemon-on-a-real-kernel tests: run in the QEMU guest by `make check-vm` (vm-image/local.mk).
 GUEST_TESTS += \
 	tests/guest/real-suspend.test \
-	tests/guest/backup-alarm.test
+	tests/guest/backup-alarm.test \
+	tests/guest/wakeup-dance.test \
+	tests/guest/disable-crash.test \
+	tests/guest/cron-restart.test
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
 EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
+
+# Benchmarks (tests/bench/, BENCHMARKS.md): `make bench`; measured ratios, never pass/fail tests.
+noinst_PROGRAMS += tests/bench/suspendd-bench
+EXTRA_DIST += tests/bench/run tests/bench/guest-bench.sh BENCHMARKS.md
+bench: all tests/fake-kernel/fake-kernel
+	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) $(top_srcdir)/tests/bench/run $(BENCH_FLAGS)
+.PHONY: bench

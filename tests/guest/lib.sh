@@ -9,7 +9,8 @@ start_suspendd() {
   if [ $# -eq 0 ] && systemctl cat suspendd.service >/dev/null 2>&1; then
     systemctl start suspendd.service
   else
-    systemd-run --quiet --unit=suspendd-t --property=Type=notify /usr/sbin/suspendd -v "$@"
+    systemd-run --quiet --unit=suspendd-t --property=Type=notify --property=Restart=on-failure \
+      --property=RestartSec=1 /usr/sbin/suspendd -v "$@"
   fi
   for _ in $(seq 50); do suspendctl status >/dev/null 2>&1 && return 0; sleep 0.2; done
   return 1

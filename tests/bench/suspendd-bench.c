@@ -1,0 +1,376 @@
+/* suspendd-bench — the measurements behind BENCHMARKS.md (driven by tests/bench/run).
+ *
+ *   suspendd-bench pairs SOCKET CLIENTS PAIRS      one-way block+unblock pairs, CLIENTS processes
+ *                                                  in parallel, each ending with a ping: pairs/s
+ *   suspendd-bench roundtrip SOCKET N              acknowledged block+unblock: µs per pair; and
+ *                                                  N one-way pairs then one ping: µs per pair
+ *   suspendd-bench writes FILE1 FILE2 N            the kernel baseline: a write to FILE1 and one
+ *                                                  to FILE2 per pair (wake_lock/wake_unlock in the
+ *                                                  guest; a tmpfs file pair on the host)
+ *   suspendd-bench sleepctl N                      STAY_AWAKE+RELAX ioctl pairs on /dev/sleepctl
+ *   suspendd-bench fanout SOCKET WATCHERS ROUNDS   WATCHERS watchers answer ready at once: ms from
+ *                                                  the request to the resume (fake kernel, no sleep)
+ *   suspendd-bench floor N ROUNDS                  the same exchange over N bare socket pairs
+ *                                                  between two processes: the syscall floor
+ *   suspendd-bench hold SOCKET CLIENTS             CLIENTS connections each holding a block; prints
+ *                                                  "holding" and waits for stdin to close
+ *
+ * Each prints one line "name=value ..." for the driver to read. Never touches /sys/power itself
+ * except `writes` and `sleepctl` when pointed there inside the guest.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what)
+{
+        fprintf(stderr, "suspendd-bench: %s: %s\n", what, strerror(errno));
+        exit(1);
+}
+
+static void send_msg(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void send_msg(int fd, const char *fmt, ...)
+{
+        char buf[512];
+        va_list ap;
+        int n;
+        va_start(ap, fmt);
+        n = vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        if (send(fd, buf, (size_t)n, 0) != n)
+                die("send");
+}
+
+/* Receive until a message starting with `prefix` (and containing `needle`, if given). */
+static void recv_until(int fd, const char *prefix, const char *needle, char *out, size_t size)
+{
+        char buf[4096];
+        for (;;) {
+                ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+                if (n <= 0) {
+                        fprintf(stderr, "suspendd-bench: connection closed while waiting for %s\n", prefix);
+                        exit(1);
+                }
+                buf[n] = '\0';
+                if (strncmp(buf, "error", 5) == 0 && strncmp(prefix, "error", 5) != 0) {
+                        fprintf(stderr, "suspendd-bench: daemon: %s\n", buf);
+                        exit(1);
+                }
+                if (strncmp(buf, prefix, strlen(prefix)) == 0 && (!needle || strstr(buf, needle))) {
+                        if (out)
+                                snprintf(out, size, "%s", buf);
+                        return;
+                }
+        }
+}
+
+static int connect_daemon(const char *path, const char *name)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                die("socket");
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+                die("connect");
+        send_msg(fd, "hello seq=1 version=1 name=%s", name);
+        recv_until(fd, "ok", NULL, NULL, 0);
+        return fd;
+}
+
+static int cmd_pairs(const char *path, int clients, long pairs)
+{
+        double t0, t1;
+        int pipefd[2];
+        if (pipe(pipefd) < 0)
+                die("pipe");
+        for (int c = 0; c < clients; c++) {
+                if (fork() == 0) {
+                        int fd = connect_daemon(path, "bench-pairs");
+                        char go;
+                        close(pipefd[1]);
+                        if (read(pipefd[0], &go, 1) < 0)   /* start together: EOF when the parent closes */
+                                _exit(1);
+                        for (long i = 0; i < pairs; i++) {
+                                send_msg(fd, "block seq=%ld id=1 reason=bench noreply=1", 2 * i + 2);
+                                send_msg(fd, "unblock seq=%ld id=1 noreply=1", 2 * i + 3);
+                        }
+                        send_msg(fd, "ping seq=%ld", 2 * pairs + 4);
+                        recv_until(fd, "ok", NULL, NULL, 0);   /* everything before it was handled */
+                        _exit(0);
+                }
+        }
+        close(pipefd[0]);
+        usleep(300000);   /* let every child connect */
+        t0 = now_s();
+        close(pipefd[1]);
+        for (int c = 0; c < clients; c++) {
+                int st;
+                if (wait(&st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                        fprintf(stderr, "suspendd-bench: a client failed\n");
+                        return 1;
+                }
+        }
+        t1 = now_s();
+        /* the connect wait is excluded; the final ping round trip is included */
+        printf("pairs_per_s=%.0f clients=%d pairs=%ld seconds=%.3f\n", (double)clients * (double)pairs / (t1 - t0),
+               clients, (long)clients * pairs, t1 - t0);
+        return 0;
+}
+
+static int cmd_roundtrip(const char *path, long n)
+{
+        int fd = connect_daemon(path, "bench-roundtrip");
+        double t0, acked, oneway;
+        t0 = now_s();
+        for (long i = 0; i < n; i++) {
+                send_msg(fd, "block seq=%ld id=1 reason=bench", 2 * i + 2);
+                recv_until(fd, "ok", NULL, NULL, 0);
+                send_msg(fd, "unblock seq=%ld id=1", 2 * i + 3);
+                recv_until(fd, "ok", NULL, NULL, 0);
+        }
+        acked = (now_s() - t0) / (double)n;
+        t0 = now_s();
+        for (long i = 0; i < n; i++) {
+                send_msg(fd, "block seq=%ld id=1 reason=bench noreply=1", 2 * i + 2);
+                send_msg(fd, "unblock seq=%ld id=1 noreply=1", 2 * i + 3);
+        }
+        send_msg(fd, "ping seq=%ld", 2 * n + 4);
+        recv_until(fd, "ok", NULL, NULL, 0);
+        oneway = (now_s() - t0) / (double)n;
+        printf("acked_us=%.2f oneway_us=%.2f n=%ld\n", acked * 1e6, oneway * 1e6, n);
+        return 0;
+}
+
+static int cmd_writes(const char *f1, const char *f2, long n)
+{
+        int a = open(f1, O_WRONLY | O_CLOEXEC | O_CREAT, 0600), b = open(f2, O_WRONLY | O_CLOEXEC | O_CREAT, 0600);
+        double t0;
+        if (a < 0 || b < 0)
+                die("open");
+        t0 = now_s();
+        for (long i = 0; i < n; i++) {
+                if (pwrite(a, "bench", 5, 0) != 5 || pwrite(b, "bench", 5, 0) != 5)
+                        die("write");
+        }
+        printf("pair_us=%.2f n=%ld\n", (now_s() - t0) / (double)n * 1e6, n);
+        return 0;
+}
+
+/* The kernel series' UAPI (include/uapi/linux/sleepctl.h), when the build has it. */
+#if __has_include(<linux/sleepctl.h>)
+#include <linux/sleepctl.h>
+#endif
+
+static int cmd_sleepctl(long n)
+{
+#if defined(SLEEPCTL_STAY_AWAKE) && defined(SLEEPCTL_RELAX)
+        int fd = open("/dev/sleepctl", O_RDWR | O_CLOEXEC);
+        double t0;
+        if (fd < 0)
+                die("/dev/sleepctl");
+        t0 = now_s();
+        for (long i = 0; i < n; i++)
+                if (ioctl(fd, SLEEPCTL_STAY_AWAKE) < 0 || ioctl(fd, SLEEPCTL_RELAX) < 0)
+                        die("ioctl");
+        printf("pair_us=%.2f n=%ld\n", (now_s() - t0) / (double)n * 1e6, n);
+        return 0;
+#else
+        (void)n;
+        printf("skipped=no-uapi-header\n");
+        return 77;
+#endif
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+static int cmd_fanout(const char *path, int watchers, int rounds)
+{
+        int *w = calloc((size_t)watchers, sizeof *w);
+        struct pollfd *p = calloc((size_t)watchers, sizeof *p);
+        double *ms = calloc((size_t)rounds, sizeof *ms), *notify = calloc((size_t)rounds, sizeof *notify);
+        int req = connect_daemon(path, "bench-requester");
+        char buf[4096];
+
+        for (int i = 0; i < watchers; i++) {
+                w[i] = connect_daemon(path, "bench-watcher");
+                send_msg(w[i], "watch seq=2 name=w%d budget_ms=10000", i);
+                recv_until(w[i], "ok", NULL, NULL, 0);
+                p[i].fd = w[i];
+                p[i].events = POLLIN;
+        }
+        for (int r = 0; r < rounds; r++) {
+                char attempt[32], needle[48];
+                int answered = 0;
+                double t0;
+                usleep(200000);
+                t0 = now_s();
+                send_msg(req, "suspend seq=%d", 10 + r);
+                recv_until(req, "ok", NULL, buf, sizeof buf);
+                if (!strstr(buf, "attempt=")) {
+                        fprintf(stderr, "suspendd-bench: no attempt: %s\n", buf);
+                        return 1;
+                }
+                sscanf(strstr(buf, "attempt=") + 8, "%31[0-9]", attempt);
+                while (answered < watchers) {
+                        if (poll(p, (nfds_t)watchers, 10000) <= 0)
+                                die("poll (watchers)");
+                        for (int i = 0; i < watchers; i++) {
+                                ssize_t n;
+                                if (!(p[i].revents & POLLIN))
+                                        continue;
+                                n = recv(w[i], buf, sizeof buf - 1, 0);
+                                if (n <= 0)
+                                        die("watcher closed");
+                                buf[n] = '\0';
+                                if (strncmp(buf, "suspending", 10) == 0) {
+                                        send_msg(w[i], "ready attempt=%s", attempt);
+                                        answered++;
+                                }
+                        }
+                }
+                snprintf(needle, sizeof needle, "attempt=%s ", attempt);
+                recv_until(req, "resumed", needle, NULL, 0);
+                ms[r] = (now_s() - t0) * 1e3;
+                /* the daemon's own figure: NOTIFY began → the last answer (status notify_us) */
+                send_msg(req, "status seq=%d", 1000 + r);
+                notify[r] = -1;
+                for (;;) {
+                        ssize_t n = recv(req, buf, sizeof buf - 1, 0);
+                        if (n <= 0)
+                                die("status");
+                        buf[n] = '\0';
+                        if (strncmp(buf, "ok", 2) == 0)
+                                break;
+                        if (strstr(buf, "type=attempt") && strstr(buf, needle) && strstr(buf, "notify_us="))
+                                notify[r] = atof(strstr(buf, "notify_us=") + 10) / 1e3;
+                }
+                /* drain the watchers' ok/resumed so the next round starts clean */
+                for (int i = 0; i < watchers; i++)
+                        while (recv(w[i], buf, sizeof buf, MSG_DONTWAIT) > 0)
+                                ;
+        }
+        qsort(ms, (size_t)rounds, sizeof *ms, cmp_double);
+        qsort(notify, (size_t)rounds, sizeof *notify, cmp_double);
+        printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f notify_ms=%.3f watchers=%d rounds=%d\n", ms[rounds / 2],
+               ms[0], ms[rounds - 1], notify[rounds / 2], watchers, rounds);
+        return 0;
+}
+
+/* The floor under fan-out: N socket pairs, one message out and one answer back on each, between
+ * two processes, with no daemon logic at all. */
+static int cmd_floor(int n, int rounds)
+{
+        int (*sv)[2] = calloc((size_t)n, sizeof *sv);
+        struct pollfd *p = calloc((size_t)n, sizeof *p);
+        double *ms = calloc((size_t)rounds, sizeof *ms);
+        char buf[256];
+        pid_t child;
+
+        for (int i = 0; i < n; i++)
+                if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv[i]) < 0)
+                        die("socketpair");
+        child = fork();
+        if (child == 0) {
+                for (int i = 0; i < n; i++) {
+                        close(sv[i][0]);
+                        p[i].fd = sv[i][1];
+                        p[i].events = POLLIN;
+                }
+                for (;;) {
+                        if (poll(p, (nfds_t)n, -1) < 0)
+                                _exit(1);
+                        for (int i = 0; i < n; i++)
+                                if (p[i].revents & POLLIN) {
+                                        if (recv(sv[i][1], buf, sizeof buf, 0) <= 0)
+                                                _exit(0);
+                                        send(sv[i][1], "ready attempt=1", 15, 0);
+                                }
+                }
+        }
+        for (int i = 0; i < n; i++) {
+                close(sv[i][1]);
+                p[i].fd = sv[i][0];
+                p[i].events = POLLIN;
+        }
+        for (int r = 0; r < rounds; r++) {
+                int got = 0;
+                double t0 = now_s();
+                for (int i = 0; i < n; i++)
+                        send(sv[i][0], "suspending attempt=1 deadline_ms=2000 kind=application", 54, 0);
+                while (got < n) {
+                        if (poll(p, (nfds_t)n, 10000) <= 0)
+                                die("poll (floor)");
+                        for (int i = 0; i < n; i++)
+                                if (p[i].revents & POLLIN) {
+                                        recv(sv[i][0], buf, sizeof buf, 0);
+                                        got++;
+                                }
+                }
+                ms[r] = (now_s() - t0) * 1e3;
+        }
+        for (int i = 0; i < n; i++)
+                close(sv[i][0]);
+        waitpid(child, NULL, 0);
+        qsort(ms, (size_t)rounds, sizeof *ms, cmp_double);
+        printf("median_ms=%.3f n=%d rounds=%d\n", ms[rounds / 2], n, rounds);
+        return 0;
+}
+
+static int cmd_hold(const char *path, int clients)
+{
+        for (int i = 0; i < clients; i++) {
+                int fd = connect_daemon(path, "bench-holder");
+                send_msg(fd, "block seq=2 id=1 reason=bench");
+                recv_until(fd, "ok", NULL, NULL, 0);
+        }
+        printf("holding=%d\n", clients);
+        fflush(stdout);
+        while (getchar() != EOF)
+                ;
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        if (argc >= 5 && strcmp(argv[1], "pairs") == 0)
+                return cmd_pairs(argv[2], atoi(argv[3]), atol(argv[4]));
+        if (argc >= 4 && strcmp(argv[1], "roundtrip") == 0)
+                return cmd_roundtrip(argv[2], atol(argv[3]));
+        if (argc >= 5 && strcmp(argv[1], "writes") == 0)
+                return cmd_writes(argv[2], argv[3], atol(argv[4]));
+        if (argc >= 3 && strcmp(argv[1], "sleepctl") == 0)
+                return cmd_sleepctl(atol(argv[2]));
+        if (argc >= 5 && strcmp(argv[1], "fanout") == 0)
+                return cmd_fanout(argv[2], atoi(argv[3]), atoi(argv[4]));
+        if (argc >= 4 && strcmp(argv[1], "floor") == 0)
+                return cmd_floor(atoi(argv[2]), atoi(argv[3]));
+        if (argc >= 4 && strcmp(argv[1], "hold") == 0)
+                return cmd_hold(argv[2], atoi(argv[3]));
+        fprintf(stderr, "usage: see the comment at the top of tests/bench/suspendd-bench.c\n");
+        return 2;
+}
