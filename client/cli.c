@@ -54,7 +54,9 @@ int64_t cli_parse_time(const char *s, time_t now)
              (sec = 0, sscanf(s, "%4d-%2d-%2d %2d:%2d%n", &y, &mo, &d, &h, &mi, &n) == 5) ||
              (sec = 0, sscanf(s, "%4d-%2d-%2dT%2d:%2d%n", &y, &mo, &d, &h, &mi, &n) == 5)) &&
             s[n] == '\0') {
-                if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+                /* %d accepts a sign: refuse "-1" rather than let mktime() normalise it */
+                if (mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+                    sec < 0 || sec > 60)
                         return -1;
                 tm.tm_year = y - 1900;
                 tm.tm_mon = mo - 1;
@@ -67,7 +69,7 @@ int64_t cli_parse_time(const char *s, time_t now)
                 return t == (time_t)-1 ? -1 : (int64_t)t;
         }
         if (sscanf(s, "%2d:%2d%n", &h, &mi, &n) == 2 && s[n] == '\0') {
-                if (h > 23 || mi > 59)
+                if (h < 0 || h > 23 || mi < 0 || mi > 59)
                         return -1;
                 tm.tm_hour = h;
                 tm.tm_min = mi;

@@ -40,7 +40,8 @@ static int parse_field(const char *s, size_t len, int lo, int hi, uint64_t *mask
         memcpy(buf, s, len);
         buf[len] = '\0';
         *mask = 0;
-        *restricted = strcmp(buf, "*") != 0;
+        /* Vixie: a field starting with an asterisk, also with a step, does not restrict */
+        *restricted = buf[0] != '*';
         p = buf;
         for (;;) {
                 int a, b, step = 1;

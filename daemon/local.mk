@@ -28,4 +28,5 @@ daemon_suspendd_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 daemon_suspendd_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
 daemon_suspendd_LDADD = daemon/libsuspendd-core.la
 
-EXTRA_DIST += daemon/suspendd.conf.example
+# Installed as documentation: the file under /etc stays the administrator's.
+dist_doc_DATA = daemon/suspendd.conf.example

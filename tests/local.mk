@@ -10,6 +10,22 @@ tests_unit_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_protocol_LDADD = protocol/libsdp.la $(CHECK_LIBS)
 TESTS += tests/unit/test-protocol
 
+# The daemon's pure policy and cron code, linked from its convenience library.
+check_PROGRAMS += tests/unit/test-decision tests/unit/test-cron
+tests_unit_test_decision_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_decision_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_decision_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
+tests_unit_test_cron_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_cron_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_cron_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
+TESTS += tests/unit/test-decision tests/unit/test-cron
+
+# suspendctl's parsing and formatting (client/libcli.la).
+check_PROGRAMS += tests/unit/test-cli
+tests_unit_test_cli_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_cli_LDADD = client/libcli.la $(GLIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test-cli
+
 # The fake kernel: a FUSE sysfs with real blocking semantics (tests/fake-kernel/README.md).
 check_PROGRAMS += tests/fake-kernel/fake-kernel
 tests_fake_kernel_fake_kernel_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS) -pthread
