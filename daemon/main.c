@@ -38,7 +38,7 @@ static void usage(FILE *f)
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
 "\n"
-"Exit status: 0 after SIGTERM or SIGINT, 1 on a start-up error, 2 on bad usage.\n");
+"Exit status: 0 after SIGTERM, SIGINT or SIGHUP, 1 on a start-up error, 2 on bad usage.\n");
 }
 
 static gboolean on_signal(gpointer data)
@@ -156,6 +156,9 @@ int main(int argc, char **argv)
         d->loop = g_main_loop_new(NULL, FALSE);
         g_unix_signal_add(SIGTERM, on_signal, d);
         g_unix_signal_add(SIGINT, on_signal, d);
+        /* No reload: the configuration is read at start. A hang-up stops cleanly rather than
+         * dying like a crash (which would leave a disable in its grace period). */
+        g_unix_signal_add(SIGHUP, on_signal, d);
         log_info("suspendd %s ready on %s in %s mode", PACKAGE_VERSION,
                  passed >= 0 ? "the socket systemd passed" : socket_path, mode_name(d->mode));
         sd_notifyf(0, "READY=1\nSTATUS=%s mode, %s", mode_name(d->mode),
@@ -194,7 +197,7 @@ int main(int argc, char **argv)
                 sysfs_write_sleep_mode(d->sysfs, d->saved_sleep_mode[0] ? d->saved_sleep_mode : "direct");
         alarm_free_all(d);
         server_stop(d);
-        if (strcmp(socket_path, SD_DEFAULT_SOCKET_PATH) != 0 || passed < 0)
+        if (passed < 0)   /* only a socket we created ourselves; systemd owns a passed one */
                 unlink(socket_path);
         g_hash_table_destroy(d->blockers);
         g_hash_table_destroy(d->clients);

@@ -150,8 +150,30 @@ static int listen_on(const char *path)
         return fd;
 }
 
+/* EPOLLWAKEUP is silently dropped without CAP_BLOCK_SUSPEND (capability 36): say so once. */
+static void check_block_suspend_capability(void)
+{
+        FILE *f = fopen("/proc/self/status", "re");
+        char line[256];
+        unsigned long long eff = 0;
+        bool found = false;
+
+        if (!f)
+                return;
+        while (fgets(line, sizeof line, f))
+                if (sscanf(line, "CapEff: %llx", &eff) == 1) {
+                        found = true;
+                        break;
+                }
+        fclose(f);
+        if (found && !(eff & (1ULL << 36)))
+                log_warn("no CAP_BLOCK_SUSPEND: the kernel ignores EPOLLWAKEUP, so a one-way block sent "
+                         "while an attempt commits is not guaranteed to abort it (run as root or grant the capability)");
+}
+
 int server_start(Daemon *d, int passed_fd)
 {
+        check_block_suspend_capability();
         struct epoll_event ev = { .events = EPOLLIN, .data.u64 = LISTEN_TAG };
 
         if (passed_fd >= 0) {
