@@ -280,6 +280,7 @@ static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
 }
 
 static void recount_done(GObject *src, GAsyncResult *res, gpointer data);
+static bool readable_labels(Client *c, char *out, size_t size);
 
 /* All answers are in (or late): read the count again, so that what happened during NOTIFY is
  * judged before the commit decision. The re-read blocks until IPC in flight (EPOLLWAKEUP) has
@@ -329,6 +330,59 @@ static bool unexplained_wakeups(Daemon *d, const Job *j, char *detail, size_t si
         return false;
 }
 
+/* PROTOCOL §6.6: a connection that let its readable fds go unanswered blocks until it answers
+ * (a ready/veto, even late), removes the fd, or goes away. Added after the commit decision so
+ * that this attempt's reason stays fd-readable. */
+static void add_fd_blockers(Daemon *d)
+{
+        GHashTableIter it;
+        gpointer v;
+        char reason[160];
+
+        g_hash_table_iter_init(&it, d->clients);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Client *c = v;
+                if (!c->fd_late)
+                        continue;
+                c->fd_late = false;
+                snprintf(reason, sizeof reason, "readable fds not answered (%s)", c->name[0] ? c->name : c->comm);
+                blocker_add(d, BLOCKER_FD, c, 0, reason, c->pid, c->uid, c->comm);
+        }
+}
+
+/* ... or until none of its fds is readable any more (checked whenever a decision is made). */
+void attempt_refresh_fd_blockers(Daemon *d)
+{
+        GHashTableIter it;
+        gpointer v;
+        GArray *done = NULL;
+
+        g_hash_table_iter_init(&it, d->blockers);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Blocker *b = v;
+                Client *c;
+                char labels[512];
+                if (b->source != BLOCKER_FD)
+                        continue;
+                c = g_hash_table_lookup(d->clients, GUINT_TO_POINTER(b->client));
+                if (c && readable_labels(c, labels, sizeof labels))
+                        continue;
+                if (!done)
+                        done = g_array_new(FALSE, FALSE, sizeof(unsigned));
+                g_array_append_val(done, b->client);
+        }
+        for (guint i = 0; done && i < done->len; i++)
+                blocker_remove(d, BLOCKER_FD, g_array_index(done, unsigned, i), 0);
+        if (done)
+                g_array_free(done, TRUE);
+}
+
+void attempt_fd_owner_answered(Daemon *d, Client *c)
+{
+        c->fd_late = false;
+        blocker_remove(d, BLOCKER_FD, c->id, 0);
+}
+
 static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
@@ -370,6 +424,7 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                 .alarm_due_soon = alarm_due_soon(d),
         };
         reason = decide_commit(&in);
+        add_fd_blockers(d);
         if (reason) {
                 if (strcmp(reason, "vetoed") == 0)
                         g_strlcpy(detail, d->veto_reason, sizeof detail);
@@ -429,6 +484,7 @@ static gboolean notify_timeout(gpointer data)
                         c->budget_ms, c->fd_asked ? "readable fds: counts as a blocker" :
                         d->cfg.watcher_timeout_is_veto ? "treated as a veto" : "treated as ready");
                 if (c->fd_asked) {
+                        c->fd_late = true;
                         d->fd_unanswered = true;
                         snprintf(d->fd_detail, sizeof d->fd_detail,
                                  "%s (pid %d) did not answer for its readable fds",
@@ -596,6 +652,9 @@ void attempt_reevaluate(Daemon *d)
 
         if (d->state != ATTEMPT_IDLE)
                 return;
+        attempt_refresh_fd_blockers(d);
+        if (d->state != ATTEMPT_IDLE)
+                return;   /* a removal above re-evaluated and started one */
         in = (DecisionInput){
                 .shutting_down = d->shutting_down,
                 .attempt_active = false,

@@ -77,6 +77,7 @@ struct Client {
         gint64 disable_since;
         /* the attempt this client is being asked about, and whether it answered */
         uint64_t asked, answered;
+        bool fd_late;                  /* asked for readable fds, did not answer: blocker after the decision */
         bool fd_asked;            /* asked because of a readable fd */
         gint64 deadline;          /* monotonic µs by which it must answer */
         uint64_t requested;       /* an attempt whose outcome it asked for */
@@ -232,6 +233,8 @@ void attempt_init(Daemon *d);
 void attempt_reevaluate(Daemon *d);
 uint64_t attempt_request(Daemon *d, AttemptKind kind);
 void attempt_answer(Daemon *d, Client *c, bool ready, const char *reason);
+void attempt_fd_owner_answered(Daemon *d, Client *c);
+void attempt_refresh_fd_blockers(Daemon *d);      /* drop those whose fds are no longer readable */   /* clears its readable-fd blocker */
 void attempt_client_gone(Daemon *d, Client *c);
 bool attempt_active(const Daemon *d);
 const char *attempt_state_name(AttemptState s);

@@ -118,6 +118,7 @@ static void handle_answer(Client *c, uint64_t seq, const SdpMessage *m, bool rea
         Daemon *d = c->d;
         uint64_t attempt = sdp_get_u64_or(m, "attempt", 0);
 
+        attempt_fd_owner_answered(d, c);
         if (!attempt_active(d) || d->state != ATTEMPT_NOTIFY || c->asked != attempt ||
             attempt != d->current.id || c->answered == attempt) {
                 client_reply_error(c, seq, SDP_E_WRONG_ATTEMPT, "attempt", NULL, NULL,
@@ -184,6 +185,7 @@ static void handle_fd_remove(Client *c, uint64_t seq, const SdpMessage *m)
         close(r->fd);
         g_free(r);
         client_reply_ok(c, seq, NULL);
+        attempt_fd_owner_answered(c->d, c);
         attempt_reevaluate(c->d);
 }
 
@@ -214,6 +216,7 @@ static void handle_suspend(Client *c, uint64_t seq, const SdpMessage *m)
                 return;
         }
         if (!user && !attempt_active(d)) {
+                attempt_refresh_fd_blockers(d);
                 if (blocker_count(d) > 0) {
                         g_autofree char *who = blocker_describe_all(d, 8);
                         client_reply_error(c, seq, SDP_E_BLOCKED, NULL, "blockers", who,
