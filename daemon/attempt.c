@@ -192,7 +192,9 @@ static void work_out_wake(Daemon *d, bool *is_alarm_wake)
         /* Without wakeup-source counts, the clock is the evidence: woke at the alarm time. */
         if (!sources[0] && d->armed_alarm && now >= d->armed_alarm - 1)
                 rtc = true;
-        *is_alarm_wake = rtc && d->armed_alarm && now >= d->armed_alarm - 2;
+        /* The RTC wakes only for what we armed; the clock is no extra evidence when the source
+         * is known (it may have drifted from the RTC's). */
+        *is_alarm_wake = rtc && d->armed_alarm && (sources[0] || now >= d->armed_alarm - 2);
         if (*is_alarm_wake)
                 g_strlcpy(d->current.wake, "alarm", sizeof d->current.wake);
         else if (rtc)

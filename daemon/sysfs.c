@@ -219,7 +219,11 @@ int sysfs_rtc_set_wakealarm(Sysfs *s, const char *rtc, time_t when)
         r = write_attr(s, rel, "0");
         if (r < 0 || when == 0)
                 return r;
-        snprintf(buf, sizeof buf, "%lld", (long long)when);
+        /* Relative to the RTC's own clock ("+N"), not an absolute time: the system clock and
+         * the RTC drift apart (NTP slews one, a VM's clock lags the other), and an absolute alarm
+         * already past in RTC time would never fire. */
+        long long in = (long long)(when - time(NULL));
+        snprintf(buf, sizeof buf, "+%lld", in > 1 ? in : 1);
         return write_attr(s, rel, buf);
 }
 

@@ -58,7 +58,8 @@ int sysfs_write_state(Sysfs *s, const char *state);
 int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size);   /* the bracketed one */
 int sysfs_write_sleep_mode(Sysfs *s, const char *mode);
 
-/* RTC wake alarm: 0 clears. Arming clears first (the kernel refuses to re-arm an armed RTC). */
+/* RTC wake alarm at system time `when` (written relative to the RTC's clock); 0 clears. Arming
+ * clears first (the kernel refuses to re-arm an armed RTC). */
 int sysfs_rtc_set_wakealarm(Sysfs *s, const char *rtc, time_t when);
 int sysfs_rtc_get_wakealarm(Sysfs *s, const char *rtc, time_t *when);   /* 0 if unarmed */
 
