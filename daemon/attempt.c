@@ -359,6 +359,8 @@ void attempt_refresh_fd_blockers(Daemon *d)
         gpointer v;
         GArray *done = NULL;
 
+        if (d->n_fd_blockers == 0)
+                return;   /* the common case, without a scan of all blockers */
         g_hash_table_iter_init(&it, d->blockers);
         while (g_hash_table_iter_next(&it, NULL, &v)) {
                 Blocker *b = v;

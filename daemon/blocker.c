@@ -37,8 +37,12 @@ int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char
         g_strlcpy(b->reason, reason ? reason : "", sizeof b->reason);
         b->since = g_get_real_time();
         g_hash_table_insert(d->blockers, key, b);
+        if (c && src != BLOCKER_ALARM)
+                g_hash_table_add(c->block_keys, g_strdup(key));
         if (c && src == BLOCKER_CLIENT)
                 c->n_blocks++;
+        if (src == BLOCKER_FD)
+                d->n_fd_blockers++;
 
         sdp_message_init(&ev, SDP_BLOCKED);
         sdp_add_u64(&ev, "client", b->client);
@@ -58,11 +62,16 @@ int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
 
         if (!g_hash_table_remove(d->blockers, key))
                 return -ENOENT;
-        if (src == BLOCKER_CLIENT) {
+        if (src != BLOCKER_ALARM) {
                 Client *c = g_hash_table_lookup(d->clients, GUINT_TO_POINTER(client));
-                if (c && c->n_blocks > 0)
-                        c->n_blocks--;
+                if (c) {
+                        g_hash_table_remove(c->block_keys, key);
+                        if (src == BLOCKER_CLIENT && c->n_blocks > 0)
+                                c->n_blocks--;
+                }
         }
+        if (src == BLOCKER_FD && d->n_fd_blockers > 0)
+                d->n_fd_blockers--;
         sdp_message_init(&ev, SDP_UNBLOCKED);
         sdp_add_u64(&ev, "client", client);
         sdp_add_u64(&ev, "id", id);
@@ -72,27 +81,23 @@ int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
         return 0;
 }
 
-void blocker_remove_client(Daemon *d, unsigned client)
+void blocker_remove_client(Daemon *d, Client *c)
 {
         GHashTableIter it;
-        gpointer k, v;
-        GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-        GArray *srcs = g_array_new(FALSE, FALSE, sizeof(int));
+        gpointer k;
+        GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
 
-        g_hash_table_iter_init(&it, d->blockers);
-        while (g_hash_table_iter_next(&it, &k, &v)) {
-                Blocker *b = v;
-                if (b->client == client && b->source != BLOCKER_ALARM) {
-                        int s = (int)b->source;
-                        g_array_append_val(ids, b->id);
-                        g_array_append_val(srcs, s);
-                }
+        g_hash_table_iter_init(&it, c->block_keys);
+        while (g_hash_table_iter_next(&it, &k, NULL))
+                g_ptr_array_add(keys, g_strdup(k));
+        for (guint i = 0; i < keys->len; i++) {
+                int src;
+                unsigned client, id;
+                if (sscanf(g_ptr_array_index(keys, i), "%d:%u:%u", &src, &client, &id) == 3)
+                        blocker_remove(d, (BlockerSource)src, client, id);
         }
-        for (guint i = 0; i < ids->len; i++)
-                blocker_remove(d, (BlockerSource)g_array_index(srcs, int, i), client,
-                               g_array_index(ids, uint32_t, i));
-        g_array_free(ids, TRUE);
-        g_array_free(srcs, TRUE);
+        g_hash_table_remove_all(c->block_keys);
+        g_ptr_array_unref(keys);
 }
 
 size_t blocker_count(const Daemon *d)

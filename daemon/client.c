@@ -60,6 +60,7 @@ Client *client_new(Daemon *d, int fd)
                 c->n_groups = glen / sizeof(gid_t);
         read_comm(c->pid, c->comm, sizeof c->comm);
         c->fds = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, NULL);
+        c->block_keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         g_queue_init(&c->out);
         return c;
 }
@@ -86,6 +87,7 @@ void client_free(Client *c)
         while (g_hash_table_iter_next(&it, NULL, &v))
                 close_registered_fd(v);
         g_hash_table_destroy(c->fds);
+        g_hash_table_destroy(c->block_keys);
         g_queue_clear_full(&c->out, (GDestroyNotify)g_bytes_unref);
         if (c->fd >= 0)
                 close(c->fd);
@@ -102,7 +104,8 @@ static gboolean teardown(gpointer data)
         g_hash_table_remove(d->clients_by_fd, GINT_TO_POINTER(c->fd));
         g_hash_table_remove(d->clients, GUINT_TO_POINTER(c->id));
         /* Everything the connection held dies with it (PROTOCOL.md §1). */
-        blocker_remove_client(d, c->id);
+        g_hash_table_remove(d->monitors, c);
+        blocker_remove_client(d, c);
         if (c->disabling)
                 disable_drop(d, c);
         attempt_client_gone(d, c);

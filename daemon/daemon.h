@@ -71,6 +71,7 @@ struct Client {
         unsigned budget_ms;
         unsigned late;            /* late or missing answers */
         unsigned n_blocks;
+        GHashTable *block_keys;       /* keys in d->blockers this connection owns (any source) */
         GHashTable *fds;          /* id -> RegisteredFd* */
         bool disabling;
         char disable_reason[257];
@@ -148,6 +149,8 @@ struct Daemon {
 
         /* blockers: key "source:client:id" -> Blocker* */
         GHashTable *blockers;
+        GHashTable *monitors;         /* set of Client* that sent `monitor`: events without a scan */
+        unsigned n_fd_blockers;
 
         /* attempt */
         AttemptState state;
@@ -224,7 +227,7 @@ void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds);
 int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,
                 pid_t pid, uid_t uid, const char *comm);
 int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id);
-void blocker_remove_client(Daemon *d, unsigned client);
+void blocker_remove_client(Daemon *d, Client *c);   /* O(its own blocks), not O(all) */
 size_t blocker_count(const Daemon *d);
 char *blocker_describe_all(const Daemon *d, size_t max);   /* g_free */
 

@@ -5,8 +5,9 @@ void events_to_monitors(Daemon *d, const SdpMessage *m)
 {
         GHashTableIter it;
         gpointer v;
-        g_hash_table_iter_init(&it, d->clients);
-        while (g_hash_table_iter_next(&it, NULL, &v)) {
+        /* the set of monitors, not all clients: block/unblock must not cost O(clients) */
+        g_hash_table_iter_init(&it, d->monitors);
+        while (g_hash_table_iter_next(&it, &v, NULL)) {
                 Client *c = v;
                 if (c->monitoring && !c->closing)
                         client_send(c, m);

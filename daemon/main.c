@@ -112,6 +112,7 @@ int main(int argc, char **argv)
         d->clients = g_hash_table_new(g_direct_hash, g_direct_equal);
         d->clients_by_fd = g_hash_table_new(g_direct_hash, g_direct_equal);
         d->blockers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+        d->monitors = g_hash_table_new(g_direct_hash, g_direct_equal);
 
         if (config_load(&d->cfg, config, &warnings, &error) < 0) {
                 log_err("configuration: %s", error);
@@ -200,6 +201,7 @@ int main(int argc, char **argv)
         if (passed < 0)   /* only a socket we created ourselves; systemd owns a passed one */
                 unlink(socket_path);
         g_hash_table_destroy(d->blockers);
+        g_hash_table_destroy(d->monitors);
         g_hash_table_destroy(d->clients);
         g_hash_table_destroy(d->clients_by_fd);
         g_main_loop_unref(d->loop);

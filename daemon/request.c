@@ -393,6 +393,7 @@ void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds)
         case SDP_STATUS: status_reply(c, seq); break;
         case SDP_MONITOR:
                 c->monitoring = true;
+                g_hash_table_add(c->d->monitors, c);
                 client_reply_ok(c, seq, NULL);
                 break;
         default:
