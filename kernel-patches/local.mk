@@ -1,1 +1,6 @@
-# kernel-patches: build fragment (see Makefile.am)
+# kernel-patches/: the series (README). Its guest tests (tests/kernel/) are built here and run in
+# the QEMU guest on the patched kernel by `make check-vm`; on the host they are never run.
+KERNEL_TESTS += tests/kernel/sleep-mode.test
+noinst_PROGRAMS += tests/kernel/sleep-mode.test
+tests_kernel_sleep_mode_test_SOURCES = tests/kernel/sleep-mode.c
+EXTRA_DIST += kernel-patches/README $(wildcard $(srcdir)/kernel-patches/*.patch)

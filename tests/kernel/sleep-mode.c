@@ -1,0 +1,116 @@
+/* Guest test of /sys/power/sleep_mode (kernel-patches/0001): read, write, invalid input,
+ * permissions, and "disabled" refusing suspend, hibernation and the snapshot device with EAGAIN.
+ * pm_test=core is set first, so a transition that wrongly went ahead would return instead of
+ * sleeping. Runs only inside the QEMU guest (SUSPENDD_GUEST); TAP on stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int n, failed;
+
+static void ok(bool cond, const char *fmt, ...)
+{
+        va_list ap;
+        printf("%s %d - ", cond ? "ok" : "not ok", ++n);
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf("\n");
+        fflush(stdout);
+        failed += !cond;
+}
+
+/* write(2) the whole string in one call; returns bytes written or -errno */
+static long put(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        long r;
+        if (fd < 0)
+                return -errno;
+        r = write(fd, text, strlen(text));
+        r = r < 0 ? -errno : r;
+        close(fd);
+        return r;
+}
+
+static void get(const char *path, char *buf, size_t size)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t r = fd < 0 ? -1 : read(fd, buf, size - 1);
+        buf[r > 0 ? r : 0] = '\0';
+        if (fd >= 0)
+                close(fd);
+}
+
+int main(void)
+{
+        const char *mode = "/sys/power/sleep_mode";
+        char buf[128];
+        long r;
+        int st;
+
+        if (!getenv("SUSPENDD_GUEST")) {
+                printf("1..0 # SKIP guest-only test: run it through make check-vm\n");
+                return 77;
+        }
+        if (access(mode, F_OK) != 0) {
+                printf("1..0 # SKIP no %s: unpatched kernel\n", mode);
+                return 77;
+        }
+        put("/sys/power/pm_test", "core");
+
+        get(mode, buf, sizeof buf);
+        ok(strcmp(buf, "[direct] disabled\n") == 0, "read: '[direct] disabled' (got '%.*s')", (int)strcspn(buf, "\n"), buf);
+        r = put(mode, "disabled\n");
+        ok(r == 9, "writing 'disabled\\n' returns its 9 bytes (got %ld)", r);
+        get(mode, buf, sizeof buf);
+        ok(strcmp(buf, "direct [disabled]\n") == 0, "read: 'direct [disabled]'");
+        r = put(mode, "disabled");
+        ok(r == 8, "writing the current mode again returns the byte count, not 0 (got %ld)", r);
+
+        r = put("/sys/power/state", "mem");
+        ok(r == -EAGAIN, "disabled: writing mem to /sys/power/state fails with EAGAIN (%s)", strerror(r < 0 ? (int)-r : 0));
+        r = put("/sys/power/state", "freeze");
+        ok(r == -EAGAIN, "disabled: writing freeze fails with EAGAIN (%s)", strerror(r < 0 ? (int)-r : 0));
+        r = put("/sys/power/state", "disk");
+        ok(r == -EAGAIN, "disabled: hibernation (disk) fails with EAGAIN (%s)", strerror(r < 0 ? (int)-r : 0));
+        {
+                int fd = open("/dev/snapshot", O_RDONLY | O_CLOEXEC);
+                int e = errno;
+                if (fd >= 0)
+                        close(fd);
+                ok(fd < 0 && e == EAGAIN, "disabled: opening /dev/snapshot fails with EAGAIN (%s)", fd < 0 ? strerror(e) : "opened");
+        }
+
+        r = put(mode, "sideways");
+        ok(r == -EINVAL, "an unknown mode is EINVAL (%ld)", r);
+        r = put(mode, "");
+        ok(r == -EINVAL, "an empty write is EINVAL (%ld)", r);
+        get(mode, buf, sizeof buf);
+        ok(strcmp(buf, "direct [disabled]\n") == 0, "invalid writes leave the mode alone");
+
+        if (fork() == 0) {
+                if (setgid(65534) < 0 || setuid(65534) < 0)
+                        _exit(2);
+                _exit(put(mode, "direct") == -EACCES ? 0 : 1);
+        }
+        wait(&st);
+        ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a non-root write gets EACCES");
+
+        r = put(mode, "direct");
+        ok(r == 6, "writing 'direct' restores it (%ld)", r);
+        get(mode, buf, sizeof buf);
+        ok(strcmp(buf, "[direct] disabled\n") == 0, "read: '[direct] disabled' again");
+        r = put("/sys/power/state", "mem");
+        ok(r == 3, "direct: a pm_test suspend cycle works again (%ld)", r);
+
+        put("/sys/power/pm_test", "none");
+        printf("1..%d\n", n);
+        return failed ? 1 : 0;
+}
