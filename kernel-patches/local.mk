@@ -3,4 +3,5 @@
 KERNEL_TESTS += tests/kernel/sleep-mode.test
 noinst_PROGRAMS += tests/kernel/sleep-mode.test
 tests_kernel_sleep_mode_test_SOURCES = tests/kernel/sleep-mode.c
-EXTRA_DIST += kernel-patches/README $(wildcard $(srcdir)/kernel-patches/*.patch)
+EXTRA_DIST += kernel-patches/README \
+	kernel-patches/0001-PM-sleep-add-sys-power-sleep_mode-to-disable-system-.patch

@@ -53,7 +53,8 @@ GUEST_TESTS += \
 	tests/guest/backup-alarm.test \
 	tests/guest/wakeup-dance.test \
 	tests/guest/disable-crash.test \
-	tests/guest/cron-restart.test
+	tests/guest/cron-restart.test \
+	tests/guest/units.test
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
 EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 

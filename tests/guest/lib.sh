@@ -1,13 +1,13 @@
 # Helpers for the daemon-on-a-real-kernel guest tests (sourced). Guest only: as root in QEMU.
 . "$(dirname "$0")/../vm/lib.sh"
 
-# Start suspendd the way a system does: by systemd, from its unit when installed (socket
-# activation), else as a transient unit. Extra arguments go to the daemon.
+# Start suspendd under systemd as a transient unit with the daemon's options (restart on
+# failure); SUSPENDD_UNIT=1 uses the installed suspendd.socket/suspendd.service instead.
 start_suspendd() {
   systemctl stop suspendd.service suspendd.socket suspendd-t.service >/dev/null 2>&1
   systemctl reset-failed suspendd-t.service >/dev/null 2>&1
-  if [ $# -eq 0 ] && systemctl cat suspendd.service >/dev/null 2>&1; then
-    systemctl start suspendd.service
+  if [ -n "${SUSPENDD_UNIT:-}" ]; then
+    systemctl start suspendd.socket suspendd.service
   else
     systemd-run --quiet --unit=suspendd-t --property=Type=notify --property=Restart=on-failure \
       --property=RestartSec=1 /usr/sbin/suspendd -v "$@"
