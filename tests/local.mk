@@ -3,7 +3,7 @@
 TEST_EXTENSIONS = .test .vmtest
 TEST_LOG_DRIVER = $(LOG_DRIVER)
 VMTEST_LOG_DRIVER = $(LOG_DRIVER)
-EXTRA_DIST += tests/deps tests/run tests/summary
+EXTRA_DIST += tests/deps tests/run tests/summary tests/unit/check-tap.h
 
 check_PROGRAMS += tests/unit/test-protocol
 tests_unit_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
@@ -60,7 +60,7 @@ EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 
 # Benchmarks (tests/bench/, BENCHMARKS.md): `make bench`; measured ratios, never pass/fail tests.
 noinst_PROGRAMS += tests/bench/suspendd-bench
-EXTRA_DIST += tests/bench/run tests/bench/guest-bench.sh BENCHMARKS.md
+EXTRA_DIST += tests/bench/run tests/guest/bench.sh BENCHMARKS.md
 bench: all tests/fake-kernel/fake-kernel
 	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) $(top_srcdir)/tests/bench/run $(BENCH_FLAGS)
 .PHONY: bench

@@ -55,7 +55,9 @@ int main(void)
         long r;
         int st;
 
-        if (!getenv("SUSPENDD_GUEST")) {
+        /* it writes /sys/power: only inside the guest image, never on a host */
+        get("/etc/hostname", buf, sizeof buf);
+        if (!getenv("SUSPENDD_GUEST") || strcmp(buf, "suspendd-guest\n") != 0) {
                 printf("1..0 # SKIP guest-only test: run it through make check-vm\n");
                 return 77;
         }

@@ -1,6 +1,7 @@
 /* Unit tests of suspendctl's pure helpers (client/cli.h): durations and times as an
  * administrator types them, JSON string escaping, and the human duration format. Runs in UTC. */
 #include <check.h>
+#include "check-tap.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -142,8 +143,6 @@ int main(void)
 {
         Suite *s = suite_create("cli");
         TCase *tc = tcase_create("cli");
-        SRunner *sr;
-        int failed;
 
         setenv("TZ", "UTC", 1);
         tzset();
@@ -154,11 +153,5 @@ int main(void)
         tcase_add_test(tc, test_time_errors);
         tcase_add_test(tc, test_json_string);
         tcase_add_test(tc, test_format_duration);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_set_tap(sr, "-");
-        srunner_run_all(sr, CK_SILENT);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return run_tap(s, tc);
 }

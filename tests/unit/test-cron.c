@@ -3,6 +3,7 @@
  * day-of-month/day-of-week rule. Runs in UTC; the DST cases switch to Europe/Berlin when the
  * zone is installed. */
 #include <check.h>
+#include "check-tap.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,8 +247,6 @@ int main(void)
 {
         Suite *s = suite_create("cron");
         TCase *tc = tcase_create("cron");
-        SRunner *sr;
-        int failed;
 
         use_tz("UTC");
         tcase_add_test(tc, test_parse_masks);
@@ -258,11 +257,5 @@ int main(void)
         tcase_add_test(tc, test_next_never);
         tcase_add_test(tc, test_next_dom_dow);
         tcase_add_test(tc, test_next_dst);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_set_tap(sr, "-");
-        srunner_run_all(sr, CK_SILENT);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return run_tap(s, tc);
 }

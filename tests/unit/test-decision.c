@@ -1,6 +1,7 @@
 /* Unit tests of the pure policy (daemon/decision.h): every branch of decide_next() and
  * decide_commit(), and the back-off's growth and cap. No sockets, no sysfs. */
 #include <check.h>
+#include "check-tap.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,8 +277,6 @@ int main(void)
 {
         Suite *s = suite_create("decision");
         TCase *tc = tcase_create("policy");
-        SRunner *sr;
-        int failed;
 
         tcase_add_test(tc, test_kind_names);
         tcase_add_test(tc, test_on_demand_nothing_requested);
@@ -292,11 +291,5 @@ int main(void)
         tcase_add_test(tc, test_commit_abort_reasons);
         tcase_add_test(tc, test_commit_user);
         tcase_add_test(tc, test_backoff);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_set_tap(sr, "-");
-        srunner_run_all(sr, CK_SILENT);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return run_tap(s, tc);
 }

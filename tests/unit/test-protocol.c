@@ -1,6 +1,7 @@
 /* Unit tests of the protocol codec: a round trip for every message type and the rejection of
  * every class of bad input named in PROTOCOL.md. */
 #include <check.h>
+#include "check-tap.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,8 +247,6 @@ int main(void)
 {
         Suite *s = suite_create("protocol");
         TCase *tc = tcase_create("codec");
-        SRunner *sr;
-        int failed;
 
         tcase_add_test(tc, test_round_trip_every_type);
         tcase_add_test(tc, test_line_terminator_and_spaces);
@@ -257,11 +256,5 @@ int main(void)
         tcase_add_test(tc, test_schema_errors);
         tcase_add_test(tc, test_limits);
         tcase_add_test(tc, test_names_and_helpers);
-        suite_add_tcase(s, tc);
-        sr = srunner_create(s);
-        srunner_set_tap(sr, "-");
-        srunner_run_all(sr, CK_SILENT);
-        failed = srunner_ntests_failed(sr);
-        srunner_free(sr);
-        return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+        return run_tap(s, tc);
 }

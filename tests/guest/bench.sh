@@ -1,6 +1,6 @@
 #!/bin/bash
 # The kernel comparisons of BENCHMARKS.md, measured inside the QEMU guest.
-#   on the host:   tests/bench/guest-bench.sh --host BUILDDIR OUTDIR   (boots the guest, prints results)
+#   on the host:   tests/guest/bench.sh --host BUILDDIR OUTDIR   (boots the guest, prints results)
 #   in the guest:  run by the guest's test runner; prints "# name value" lines
 set -u
 if [ "${1:-}" = --host ]; then
@@ -13,14 +13,13 @@ if [ "${1:-}" = --host ]; then
       --localstatedir=/var --with-systemdsystemunitdir=/usr/lib/systemd/system) || exit 1
   make -s -C "$guest_build" -j"$(nproc)" >/dev/null || exit 1
   "$top/vm-image/run-guest" --kernel "$kernel" --builddir "$guest_build" --out "$out" --timeout 900 \
-      --file tests/bench/suspendd-bench tests/bench/guest-bench.sh >/dev/null 2>&1
-  sed -n 's/^# //p' "$out/tests_bench_guest-bench.sh.tap"
+      --file tests/bench/suspendd-bench tests/guest/bench.sh >/dev/null 2>&1
+  sed -n 's/^# //p' "$out/tests_guest_bench.sh.tap"
   exit 0
 fi
-[ -n "${SUSPENDD_GUEST:-}" ] || { echo "1..0 # SKIP guest only: tests/bench/guest-bench.sh --host"; exit 77; }
 cd "$(dirname "$0")"
-. ../guest/lib.sh
-B=./suspendd-bench
+. ./lib.sh   # exits 77 unless inside the guest: this script writes /sys/power
+B=../bench/suspendd-bench
 N=20000
 ratio() { python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) / float(sys.argv[2])))" "$1" "$2"; }
 echo "# guest kernel $(uname -r), $(nproc) vCPU, TCG or KVM as the runner said"
