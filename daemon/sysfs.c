@@ -58,18 +58,26 @@ const char *sysfs_root(const Sysfs *s)
         return s->root;
 }
 
-/* Read a small attribute file; strips the trailing newline. */
-static int read_attr(const Sysfs *s, const char *rel, char *buf, size_t size)
+/* Open a file under the root: the one place a path is made (returns fd or -errno). */
+static int open_attr(const Sysfs *s, const char *rel, int flags)
 {
         char path[4200];
-        ssize_t n;
         int fd, r = path_of(s, rel, path, sizeof path);
 
         if (r < 0)
                 return r;
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = open(path, flags | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+/* Read a small attribute file; strips the trailing newline. */
+static int read_attr(const Sysfs *s, const char *rel, char *buf, size_t size)
+{
+        ssize_t n;
+        int r, fd = open_attr(s, rel, O_RDONLY);
+
         if (fd < 0)
-                return -errno;
+                return fd;
         do
                 n = read(fd, buf, size - 1);
         while (n < 0 && errno == EINTR);
@@ -86,16 +94,12 @@ static int read_attr(const Sysfs *s, const char *rel, char *buf, size_t size)
 /* sysfs attributes take one write; a short write is an error, not a reason to loop. */
 static int write_attr(const Sysfs *s, const char *rel, const char *value)
 {
-        char path[4200];
         size_t len = strlen(value);
         ssize_t n;
-        int fd, r = path_of(s, rel, path, sizeof path);
+        int r, fd = open_attr(s, rel, O_WRONLY);
 
-        if (r < 0)
-                return r;
-        fd = open(path, O_WRONLY | O_CLOEXEC);
         if (fd < 0)
-                return -errno;
+                return fd;
         do
                 n = write(fd, value, len);
         while (n < 0 && errno == EINTR);
@@ -316,12 +320,7 @@ size_t sysfs_wakeup_diff(const WakeupSnapshot *before, const WakeupSnapshot *aft
 
 int sysfs_sleepctl_open(Sysfs *s)
 {
-        char path[4200];
-        int fd, r = path_of(s, "/dev/sleepctl", path, sizeof path);
-        if (r < 0)
-                return r;
-        fd = open(path, O_RDWR | O_CLOEXEC);
-        return fd < 0 ? -errno : fd;
+        return open_attr(s, "/dev/sleepctl", O_RDWR);
 }
 
 int sysfs_sleepctl_stay_awake(int fd)
