@@ -290,12 +290,16 @@ static gboolean on_timerfd(gint fd, GIOCondition cond, gpointer data)
 {
         Daemon *d = data;
         uint64_t ticks;
-        /* ECANCELED: the wall clock was set; recompute everything */
+        /* ECANCELED: the wall clock was set, and every resume from suspend counts as set (the
+         * kernel injects the sleep time). A cron alarm whose next run is still ahead may now have
+         * an earlier one (the clock went back); one already due is due: recomputing it from now
+         * would skip the very run that woke the machine. */
         if (read(fd, &ticks, sizeof ticks) < 0 && errno == ECANCELED) {
+                time_t now = time(NULL);
                 for (guint i = 0; i < d->alarms->len; i++) {
                         Alarm *a = g_ptr_array_index(d->alarms, i);
-                        if (a->cron)
-                                a->next = compute_next(a, time(NULL));
+                        if (a->cron && a->next > now)
+                                a->next = compute_next(a, now);
                 }
         }
         /* During a suspend the resume path fires the alarms, with the attempt id. */
