@@ -23,4 +23,13 @@ check-vm: all
 	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS="$(VM_TESTS)" TEST_SUITE_LOG=vm-suite.log \
 		VMTEST_LOG_COMPILER="env VM_RESULTS=$(VM_RESULTS) $(top_srcdir)/vm-image/replay-result" \
 		TEST_LOG_COMPILER="env VM_RESULTS=$(VM_RESULTS) $(top_srcdir)/vm-image/replay-result"
-.PHONY: check-vm
+
+# The kernel series' tests once more on the debug kernel (lockdep, KASAN; a cold build takes
+# about 40 minutes on 2 cores, so CI does not run it). Each test fails on a kernel splat.
+VM_DEBUG_RESULTS = $(abs_top_builddir)/vm-results-debug
+check-vm-debug: all
+	$(top_srcdir)/vm-image/check-vm --builddir $(abs_top_builddir) --results $(VM_DEBUG_RESULTS) \
+		--debug "$(KERNEL_TESTS)"
+	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS="$(KERNEL_TESTS)" TEST_SUITE_LOG=vm-debug-suite.log \
+		TEST_LOG_COMPILER="env VM_RESULTS=$(VM_DEBUG_RESULTS) $(top_srcdir)/vm-image/replay-result"
+.PHONY: check-vm check-vm-debug

@@ -68,11 +68,11 @@ int main(void)
         put("/sys/power/pm_test", "core");
 
         get(mode, buf, sizeof buf);
-        ok(strcmp(buf, "[direct] disabled\n") == 0, "read: '[direct] disabled' (got '%.*s')", (int)strcspn(buf, "\n"), buf);
+        ok(strcmp(buf, "[direct] disabled cooperative\n") == 0, "read: '[direct] disabled cooperative' (got '%.*s')", (int)strcspn(buf, "\n"), buf);
         r = put(mode, "disabled\n");
         ok(r == 9, "writing 'disabled\\n' returns its 9 bytes (got %ld)", r);
         get(mode, buf, sizeof buf);
-        ok(strcmp(buf, "direct [disabled]\n") == 0, "read: 'direct [disabled]'");
+        ok(strcmp(buf, "direct [disabled] cooperative\n") == 0, "read: 'direct [disabled] cooperative'");
         r = put(mode, "disabled");
         ok(r == 8, "writing the current mode again returns the byte count, not 0 (got %ld)", r);
 
@@ -95,7 +95,7 @@ int main(void)
         r = put(mode, "\n");
         ok(r == -EINVAL, "an empty line is EINVAL (%ld)", r);
         get(mode, buf, sizeof buf);
-        ok(strcmp(buf, "direct [disabled]\n") == 0, "invalid writes leave the mode alone");
+        ok(strcmp(buf, "direct [disabled] cooperative\n") == 0, "invalid writes leave the mode alone");
 
         if (fork() == 0) {
                 if (setgid(65534) < 0 || setuid(65534) < 0)
@@ -108,11 +108,19 @@ int main(void)
         r = put(mode, "direct");
         ok(r == 6, "writing 'direct' restores it (%ld)", r);
         get(mode, buf, sizeof buf);
-        ok(strcmp(buf, "[direct] disabled\n") == 0, "read: '[direct] disabled' again");
+        ok(strcmp(buf, "[direct] disabled cooperative\n") == 0, "read: '[direct] disabled cooperative' again");
         r = put("/sys/power/state", "mem");
         ok(r == 3, "direct: a pm_test suspend cycle works again (%ld)", r);
 
         put("/sys/power/pm_test", "none");
+        {
+                FILE *p = popen("dmesg | grep -E 'BUG:|WARNING:|KASAN|possible .*deadlock|Call Trace' | head -3", "r");
+                size_t got = p ? fread(buf, 1, sizeof buf - 1, p) : 0;
+                buf[got] = '\0';
+                if (p)
+                        pclose(p);
+                ok(got == 0, "no kernel warning, lockdep or KASAN report in dmesg%s%s", got ? ": " : "", buf);
+        }
         printf("1..%d\n", n);
         return failed ? 1 : 0;
 }

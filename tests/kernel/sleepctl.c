@@ -1,0 +1,443 @@
+/* Guest test of the cooperative sleep mode and /dev/sleepctl (kernel-patches/0002): the device's
+ * read/write/ioctl ABI and permissions, holders named in /sys/class/wakeup, a cooperative suspend
+ * waiting for a holder until RELAX, timeout, close or death releases it, timeout 0 holding
+ * indefinitely, the re-arm after a transition, a signal ending the wait, 1000 holders, and
+ * open/ioctl/close stress while suspends run. pm_test=freezer (delay 0) makes every transition a
+ * freeze/thaw cycle through the PM notifiers, so nothing really sleeps. Guest only; TAP on stdout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../daemon/sleepctl-uapi.h"
+
+#define DEV "/dev/sleepctl"
+#define STATE "/sys/power/state"
+#define MODE "/sys/power/sleep_mode"
+
+static int n, failed;
+
+static void ok(bool cond, const char *fmt, ...)
+{
+        va_list ap;
+        printf("%s %d - ", cond ? "ok" : "not ok", ++n);
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        printf("\n");
+        fflush(stdout);
+        failed += !cond;
+}
+
+static long put(const char *path, const char *text)
+{
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        long r;
+        if (fd < 0)
+                return -errno;
+        r = write(fd, text, strlen(text));
+        r = r < 0 ? -errno : r;
+        close(fd);
+        return r;
+}
+
+static void get(const char *path, char *buf, size_t size)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t r = fd < 0 ? -1 : read(fd, buf, size - 1);
+        buf[r > 0 ? r : 0] = '\0';
+        if (fd >= 0)
+                close(fd);
+}
+
+static double now_s(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int holder(unsigned timeout_ms)
+{
+        int fd = open(DEV, O_RDWR | O_CLOEXEC);
+        uint32_t t = timeout_ms;
+        if (fd >= 0 && write(fd, &t, sizeof t) != sizeof t) {
+                close(fd);
+                return -1;
+        }
+        return fd;
+}
+
+static void on_usr1(int sig) { (void)sig; }
+
+/* A child that writes "what" to /sys/power/state; it exits 0 on success, else with the errno. */
+static pid_t start_transition(const char *what)
+{
+        pid_t pid = fork();
+        if (pid == 0) {
+                struct sigaction sa = { .sa_handler = on_usr1 };   /* no SA_RESTART */
+                /* a forked child shares the parent's holders (one open file each): not this one */
+                close_range(3, ~0U, 0);
+                sigaction(SIGUSR1, &sa, NULL);
+                long r = put(STATE, what);
+                _exit(r == (long)strlen(what) ? 0 : r < 0 ? (int)-r : 255);
+        }
+        return pid;
+}
+
+/* Waits up to secs for the child; returns its exit status, or -1 if it is still running. */
+static int finished_within(pid_t pid, double secs)
+{
+        double end = now_s() + secs;
+        int st;
+        do {
+                pid_t r = waitpid(pid, &st, WNOHANG);
+                if (r == pid)
+                        return WIFEXITED(st) ? WEXITSTATUS(st) : 254;
+                usleep(20000);
+        } while (now_s() < end);
+        return -1;
+}
+
+static void reap(pid_t pid)
+{
+        int st;
+        if (finished_within(pid, 0) < 0) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &st, 0);
+        }
+}
+
+/* The /sys/class/wakeup entry whose name is NAME: its directory in dir (or "" if none). */
+static void find_source(const char *name, char *dir, size_t size)
+{
+        DIR *d = opendir("/sys/class/wakeup");
+        struct dirent *e;
+        char path[320], buf[128];
+        dir[0] = '\0';
+        while (d && (e = readdir(d))) {
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof path, "/sys/class/wakeup/%s/name", e->d_name);
+                get(path, buf, sizeof buf);
+                buf[strcspn(buf, "\n")] = '\0';
+                if (strcmp(buf, name) == 0) {
+                        snprintf(dir, size, "/sys/class/wakeup/%s", e->d_name);
+                        break;
+                }
+        }
+        if (d)
+                closedir(d);
+}
+
+static long source_field(const char *dir, const char *field)
+{
+        char path[400], buf[64];
+        snprintf(path, sizeof path, "%s/%s", dir, field);
+        get(path, buf, sizeof buf);
+        return buf[0] ? strtol(buf, NULL, 10) : -1;
+}
+
+/* The sum of active_count over the wakeup sources named NAME (several holders of one process). */
+static long activations(const char *name, int *matching)
+{
+        DIR *d = opendir("/sys/class/wakeup");
+        struct dirent *e;
+        char path[320], buf[128];
+        long sum = 0;
+        while (d && (e = readdir(d))) {
+                snprintf(path, sizeof path, "/sys/class/wakeup/%s/name", e->d_name);
+                get(path, buf, sizeof buf);
+                buf[strcspn(buf, "\n")] = '\0';
+                if (strcmp(buf, name) != 0)
+                        continue;
+                snprintf(path, sizeof path, "/sys/class/wakeup/%s", e->d_name);
+                sum += source_field(path, "active_count");
+                if (matching)
+                        ++*matching;
+        }
+        if (d)
+                closedir(d);
+        return sum;
+}
+
+static bool dmesg_clean(char *what, size_t size)
+{
+        FILE *p = popen("dmesg | grep -E 'BUG:|WARNING:|KASAN|possible .*deadlock|Call Trace' | head -3", "r");
+        size_t r = p ? fread(what, 1, size - 1, p) : 0;
+        what[r] = '\0';
+        if (p)
+                pclose(p);
+        return r == 0;
+}
+
+int main(void)
+{
+        char buf[256], dir[320], name[64];
+        uint32_t t;
+        int fd, st, r;
+        pid_t pid;
+        double t0;
+
+        get("/etc/hostname", buf, sizeof buf);
+        if (!getenv("SUSPENDD_GUEST") || strcmp(buf, "suspendd-guest\n") != 0) {
+                printf("1..0 # SKIP guest-only test: run it through make check-vm\n");
+                return 77;
+        }
+        if (access(DEV, F_OK) != 0) {
+                printf("1..0 # SKIP no %s: the kernel lacks kernel-patches/0002\n", DEV);
+                return 77;
+        }
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        put("/sys/power/pm_test", "freezer");
+        put("/sys/module/suspend/parameters/pm_test_delay", "0");
+
+        /* the device's ABI */
+        fd = open(DEV, O_RDWR | O_CLOEXEC);
+        ok(fd >= 0, "root opens %s", DEV);
+        r = (int)read(fd, &t, sizeof t);
+        ok(r == 4 && t == SLEEPCTL_DEFAULT_TIMEOUT_MS, "read: the default timeout is 500 ms (%d bytes, %u)", r, t);
+        r = (int)read(fd, buf, 2);
+        ok(r < 0 && errno == EINVAL, "read into 2 bytes: EINVAL");
+        r = (int)write(fd, "ab", 2);
+        ok(r < 0 && errno == EINVAL, "write of 2 bytes: EINVAL");
+        t = 1234;
+        r = (int)write(fd, &t, sizeof t);
+        ok(r == 4, "write of a 4-byte timeout returns 4 (%d)", r);
+        t = 0;
+        r = (int)read(fd, &t, sizeof t);
+        ok(r == 4 && t == 1234, "read back: 1234 (%u)", t);
+        r = ioctl(fd, _IO(SLEEPCTL_IOC_MAGIC, 0x7f));
+        ok(r < 0 && errno == ENOTTY, "an unknown ioctl: ENOTTY");
+        r = ioctl(fd, _IO('3', 1));   /* the snapshot magic the RFC shared */
+        ok(r < 0 && errno == ENOTTY, "the snapshot device's magic is not sleepctl's: ENOTTY");
+        snprintf(name, sizeof name, "sleepctl:sleepctl.test:%d", (int)getpid());
+        find_source(name, dir, sizeof dir);
+        ok(dir[0] != '\0', "the holder is a wakeup source named %s (%s)", name, dir[0] ? dir : "not found");
+        r = ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        ok(r == 0 && source_field(dir, "active_count") == 1, "STAY_AWAKE activates it (active_count %ld)",
+           source_field(dir, "active_count"));
+        usleep(20000);
+        r = ioctl(fd, SLEEPCTL_RELAX);
+        ok(r == 0 && source_field(dir, "active_time_ms") == 0, "RELAX deactivates it (active_time_ms %ld)",
+           source_field(dir, "active_time_ms"));
+        close(fd);
+        find_source(name, dir, sizeof dir);
+        ok(dir[0] == '\0', "close removes its wakeup source");
+
+        pid = fork();
+        if (pid == 0) {
+                if (setgid(65534) < 0 || setuid(65534) < 0)
+                        _exit(2);
+                int f = open(DEV, O_RDWR);
+                _exit(f < 0 && (errno == EPERM || errno == EACCES) ? 0 : 1);
+        }
+        waitpid(pid, &st, 0);
+        ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "an unprivileged process cannot open it");
+
+        /* the mode */
+        get(MODE, buf, sizeof buf);
+        ok(strcmp(buf, "[direct] disabled cooperative\n") == 0, "sleep_mode lists cooperative (%.*s)", (int)strcspn(buf, "\n"), buf);
+        ok(put(MODE, "cooperative\n") == 12, "writing 'cooperative' returns its byte count");
+        get(MODE, buf, sizeof buf);
+        ok(strcmp(buf, "direct disabled [cooperative]\n") == 0, "read: direct disabled [cooperative]");
+        ok(put(STATE, "mem") == 3, "cooperative, no holder: a suspend cycle goes through");
+
+        /* a holder with timeout 0: the suspend waits until RELAX */
+        fd = holder(0);
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        pid = start_transition("mem");
+        ok(finished_within(pid, 2.0) == -1, "a holder with timeout 0: the suspend waits (still waiting after 2 s)");
+        t0 = now_s();
+        ioctl(fd, SLEEPCTL_RELAX);
+        r = finished_within(pid, 20.0);
+        ok(r == 0, "RELAX lets it go through (exit %d, %.2f s after RELAX)", r, now_s() - t0);
+        reap(pid);
+
+        /* the timeout releases */
+        t = 1500;
+        r = (int)write(fd, &t, sizeof t);
+        t0 = now_s();
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        pid = start_transition("mem");
+        r = finished_within(pid, 20.0);
+        ok(r == 0 && now_s() - t0 >= 1.4, "a 1500 ms timeout releases the holder: the suspend waited %.2f s (exit %d)", now_s() - t0, r);
+        reap(pid);
+
+        /* close releases */
+        t = 0;
+        r = (int)write(fd, &t, sizeof t);
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        pid = start_transition("mem");
+        ok(finished_within(pid, 1.0) == -1, "holding again with timeout 0");
+        close(fd);
+        r = finished_within(pid, 20.0);
+        ok(r == 0, "closing the holder releases it (exit %d)", r);
+        reap(pid);
+
+        /* the holder's death releases */
+        {
+                int ready[2];
+                char c;
+                if (pipe(ready) < 0)
+                        return 1;
+                pid_t h = fork();
+                if (h == 0) {
+                        int f = holder(0);
+                        ioctl(f, SLEEPCTL_STAY_AWAKE);
+                        if (write(ready[1], "x", 1) < 0)
+                                _exit(1);
+                        pause();
+                        _exit(0);
+                }
+                if (read(ready[0], &c, 1) != 1)
+                        c = 0;
+                pid = start_transition("mem");
+                ok(c == 'x' && finished_within(pid, 1.0) == -1, "another process holds: the suspend waits");
+                kill(h, SIGKILL);
+                waitpid(h, &st, 0);
+                r = finished_within(pid, 20.0);
+                ok(r == 0, "SIGKILL of the holder releases it (exit %d)", r);
+                reap(pid);
+                close(ready[0]);
+                close(ready[1]);
+        }
+
+        /* a signal ends the wait */
+        fd = holder(0);
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        pid = start_transition("mem");
+        usleep(500000);
+        kill(pid, SIGUSR1);
+        r = finished_within(pid, 10.0);
+        ok(r == EINTR, "a signal interrupts the wait: EINTR (exit %d: %s)", r, r > 0 ? strerror(r) : "");
+        reap(pid);
+        pid = start_transition("disk");
+        ok(finished_within(pid, 1.0) == -1, "hibernation (disk) waits for the holder too");
+        kill(pid, SIGUSR1);
+        r = finished_within(pid, 10.0);
+        ok(r == EINTR, "... until interrupted (exit %d)", r);
+        reap(pid);
+
+        /* disabled beats holders; direct ignores them for /sys/power/state */
+        put(MODE, "disabled");
+        ok(put(STATE, "mem") == -EAGAIN, "disabled with a holder: EAGAIN at once");
+        put(MODE, "direct");
+        ok(put(STATE, "mem") == 3, "direct with an active holder: a direct write goes through");
+        ioctl(fd, SLEEPCTL_RELAX);
+        close(fd);
+
+        /* direct: wakeup_count readers see an active holder as an event in progress */
+        fd = holder(1000);
+        t0 = now_s();
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        get("/sys/power/wakeup_count", buf, sizeof buf);
+        ok(now_s() - t0 >= 0.9, "direct: reading wakeup_count blocks while a holder is active (%.2f s for a 1000 ms hold)", now_s() - t0);
+
+        /* re-arm after a transition: timeout > 0 only */
+        {
+                int fd0 = holder(0), matching = 0;
+                long before, after;
+                snprintf(name, sizeof name, "sleepctl:sleepctl.test:%d", (int)getpid());
+                before = activations(name, &matching);
+                ok(put(STATE, "mem") == 3, "a suspend cycle with two idle holders (1000 ms and 0)");
+                after = activations(name, NULL);
+                ok(matching == 2 && after == before + 1,
+                   "after it, only the holder with a timeout is re-armed (activations %ld -> %ld)", before, after);
+                t0 = now_s();
+                get("/sys/power/wakeup_count", buf, sizeof buf);
+                ok(now_s() - t0 >= 0.5, "the re-armed holder is active after the resume (wakeup_count blocked %.2f s)", now_s() - t0);
+                close(fd0);
+        }
+        close(fd);
+
+        /* 1000 holders */
+        {
+                struct rlimit rl = { 4096, 4096 };
+                static int fds[1000];
+                int opened = 0;
+                setrlimit(RLIMIT_NOFILE, &rl);
+                put(MODE, "cooperative");
+                for (int i = 0; i < 1000; i++) {
+                        fds[i] = holder(0);
+                        opened += fds[i] >= 0;
+                        if (fds[i] >= 0)
+                                ioctl(fds[i], SLEEPCTL_STAY_AWAKE);
+                }
+                ok(opened == 1000, "1000 holders open and hold (%d)", opened);
+                for (int i = 0; i < 999; i++)
+                        ioctl(fds[i], SLEEPCTL_RELAX);
+                pid = start_transition("mem");
+                ok(finished_within(pid, 1.5) == -1, "999 relaxed, one holds: the suspend waits");
+                ioctl(fds[999], SLEEPCTL_RELAX);
+                r = finished_within(pid, 30.0);
+                ok(r == 0, "the last RELAX lets it through (exit %d)", r);
+                reap(pid);
+                t0 = now_s();
+                for (int i = 0; i < 1000; i++)
+                        if (fds[i] >= 0)
+                                close(fds[i]);
+                ok(true, "1000 holders closed in %.2f s", now_s() - t0);
+        }
+
+        /* stress: open/ioctl/close in 4 processes while suspend cycles run */
+        {
+                pid_t workers[4];
+                int cycles = 0, bad = 0;
+                for (int w = 0; w < 4; w++) {
+                        workers[w] = fork();
+                        if (workers[w] == 0) {
+                                unsigned seed = (unsigned)getpid();
+                                for (;;) {
+                                        int f = holder(rand_r(&seed) % 3 ? 50 : 0);
+                                        if (f < 0)
+                                                continue;
+                                        ioctl(f, SLEEPCTL_STAY_AWAKE);
+                                        if (rand_r(&seed) % 2)
+                                                ioctl(f, SLEEPCTL_RELAX);
+                                        close(f);
+                                        usleep(rand_r(&seed) % 20000);   /* gaps, or no suspend could start */
+                                }
+                        }
+                }
+                double end = now_s() + 15;
+                int ended = 0, started = 0;
+                while (now_s() < end) {
+                        pid = start_transition("mem");
+                        started++;
+                        r = finished_within(pid, 20.0);
+                        ended += r >= 0;
+                        if (r == 0)
+                                cycles++;
+                        else if (r != EBUSY && r != EAGAIN)
+                                bad++;
+                        reap(pid);
+                }
+                for (int w = 0; w < 4; w++) {
+                        kill(workers[w], SIGKILL);
+                        waitpid(workers[w], &st, 0);
+                }
+                ok(bad == 0 && ended == started,
+                   "15 s of open/STAY_AWAKE/RELAX/close in 4 processes during suspends: all %d transitions ended, "
+                   "%d went through, the rest aborted by holders (EBUSY/EAGAIN), %d other errors", started, cycles, bad);
+                ok(put(STATE, "mem") == 3, "a suspend cycle after the stress");
+        }
+
+        put(MODE, "direct");
+        put("/sys/power/pm_test", "none");
+        ok(dmesg_clean(buf, sizeof buf), "no kernel warning, lockdep or KASAN report in dmesg%s%s", buf[0] ? ": " : "", buf);
+        printf("1..%d\n", n);
+        return failed ? 1 : 0;
+}
