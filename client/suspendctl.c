@@ -167,6 +167,11 @@ static void print_status(GPtrArray *items)
                         printf("kernel: states [%s], mem_sleep %s, sleep_mode %s, sleepctl %s, rtc %s\n",
                                get(r, "states"), get(r, "mem_sleep"), get(r, "sleep_mode"), get(r, "sleepctl"),
                                get(r, "rtc"));
+                        if (strcmp(get(r, "cooperative"), "1") == 0)
+                                printf("  cooperative: direct writes to /sys/power/state wait while suspendd blocks\n");
+                        if (*get(r, "holders"))
+                                printf("  /dev/sleepctl holders (other processes, keep the system awake): %s\n",
+                                       get(r, "holders"));
                         if (*get(r, "missing"))
                                 printf("  missing: %s\n", get(r, "missing"));
                 }

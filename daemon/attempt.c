@@ -76,9 +76,39 @@ static void worker(GTask *task, gpointer src, gpointer data, GCancellable *cance
         g_task_return_boolean(task, TRUE);
 }
 
+/* A wakeup_count read that takes long is waiting for wakeup events in progress: say whose. */
+static gboolean count_read_slow(gpointer data)
+{
+        Daemon *d = data;
+        char holders[256];
+
+        d->prepare_slow_timer = 0;
+        if (sysfs_sleepctl_holders(d->sysfs, holders, sizeof holders) > 0)
+                log_msg(5, d->current.id, "attempt %llu waits for /dev/sleepctl holders: %s",
+                        (unsigned long long)d->current.id, holders);
+        else
+                log_msg(5, d->current.id, "attempt %llu waits for kernel wakeup events in progress",
+                        (unsigned long long)d->current.id);
+        return G_SOURCE_REMOVE;
+}
+
+static void count_read_done(Daemon *d)
+{
+        d->reading_count = false;
+        if (d->prepare_slow_timer) {
+                g_source_remove(d->prepare_slow_timer);
+                d->prepare_slow_timer = 0;
+        }
+}
+
 static void run_job(Daemon *d, Job *j, GAsyncReadyCallback done)
 {
         GTask *task = g_task_new(NULL, NULL, done, d);
+        if (j->kind == JOB_READ_COUNT) {
+                d->reading_count = true;
+                if (!d->prepare_slow_timer)
+                        d->prepare_slow_timer = g_timeout_add_seconds(1, count_read_slow, d);
+        }
         g_task_set_task_data(task, j, g_free);
         g_task_run_in_thread(task, worker);
         g_object_unref(task);
@@ -391,7 +421,6 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
         Job *rj = g_task_get_task_data(G_TASK(res));
-
         size_t late;
         bool fd_unanswered;
         const char *reason;
@@ -399,6 +428,7 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
         CommitInput in;
         Job *j;
 
+        count_read_done(d);
         if (d->state != ATTEMPT_COMMIT || rj->attempt != d->current.id)
                 return;   /* the attempt ended meanwhile (e.g. shutdown) */
         if (rj->r_count < 0) {
@@ -607,6 +637,7 @@ static void prepare_done(GObject *src, GAsyncResult *res, gpointer data)
         Job *j = g_task_get_task_data(G_TASK(res));
         char detail[160];
 
+        count_read_done(d);
         if (j->r_count < 0) {
                 snprintf(detail, sizeof detail, "reading wakeup_count: %s", g_strerror(-j->r_count));
                 finish_abort(d, "kernel-error", detail);

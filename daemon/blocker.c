@@ -43,6 +43,7 @@ int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char
                 c->n_blocks++;
         if (src == BLOCKER_FD)
                 d->n_fd_blockers++;
+        cooperate_sync(d);
 
         sdp_message_init(&ev, SDP_BLOCKED);
         sdp_add_u64(&ev, "client", b->client);
@@ -72,6 +73,7 @@ int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
         }
         if (src == BLOCKER_FD && d->n_fd_blockers > 0)
                 d->n_fd_blockers--;
+        cooperate_sync(d);
         sdp_message_init(&ev, SDP_UNBLOCKED);
         sdp_add_u64(&ev, "client", client);
         sdp_add_u64(&ev, "id", id);

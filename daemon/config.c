@@ -113,6 +113,7 @@ void config_init_defaults(SuspenddConfig *c)
         c->disable_grace_s = 30;
         c->watcher_timeout_is_veto = false;
         g_strlcpy(c->sleep_state, "mem", sizeof c->sleep_state);
+        g_strlcpy(c->sleep_mode, "auto", sizeof c->sleep_mode);
         c->default_hold_s = 60;
         c->default_command_hold_s = 3600;
 }
@@ -128,6 +129,8 @@ static bool known_key(const char *group, const char *key)
         if (strcmp(group, "Attempt") == 0 &&
             (strcmp(key, "WatcherBudgetMaxSec") == 0 || strcmp(key, "AttemptBudgetMaxSec") == 0 ||
              strcmp(key, "WatcherTimeout") == 0 || strcmp(key, "SleepState") == 0))
+                return true;
+        if (strcmp(group, "Kernel") == 0 && strcmp(key, "SleepMode") == 0)
                 return true;
         for (size_t i = 0; i < G_N_ELEMENTS(uint_keys); i++)
                 if (strcmp(group, uint_keys[i].group) == 0 && strcmp(key, uint_keys[i].key) == 0)
@@ -217,6 +220,16 @@ int config_load(SuspenddConfig *c, const char *path, char **warnings, char **err
                         r = -EINVAL;
                 } else if (v) {
                         g_strlcpy(c->sleep_state, v, sizeof c->sleep_state);
+                }
+        }
+        if (r == 0) {
+                g_autofree char *v = g_key_file_get_value(kf, "Kernel", "SleepMode", NULL);
+                if (v && strcmp(g_strstrip(v), "auto") != 0 && strcmp(v, "direct") != 0 &&
+                    strcmp(v, "cooperative") != 0) {
+                        *error = g_strdup_printf("[Kernel] SleepMode=%s: expected auto, direct or cooperative", v);
+                        r = -EINVAL;
+                } else if (v) {
+                        g_strlcpy(c->sleep_mode, v, sizeof c->sleep_mode);
                 }
         }
         if (warnings && warn->len)

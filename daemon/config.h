@@ -34,6 +34,8 @@ typedef struct {
         char sleep_state[8];     /* mem | freeze | disk */
         /* [Alarms] */
         unsigned default_hold_s, default_command_hold_s;
+        /* [Kernel] */
+        char sleep_mode[16];     /* auto | direct | cooperative */
 } SuspenddConfig;
 
 const char *policy_rule_name(PolicyRule r);

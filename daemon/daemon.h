@@ -7,6 +7,7 @@
  *   decision.c the pure decision function
  *   alarm.c    wake alarms: timers, firing, holds, commands, persistence
  *   disable.c  the firmware hammer and kernel sleep_mode
+ *   cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder mirrors the block set
  *   status.c   the status snapshot
  *   events.c   event fan-out to watchers, requesters, owners, monitors
  *   store.c    atomic persistence under the state directory
@@ -189,7 +190,14 @@ struct Daemon {
         guint disable_grace_timer;
         char saved_sleep_mode[16];
         bool kernel_disabled;
-        int sleepctl_fd;
+
+        bool reading_count;        /* a worker is in a wakeup_count read (it may block) */
+        guint prepare_slow_timer;
+
+        /* cooperative mode */
+        int sleepctl_fd;           /* our /dev/sleepctl holder, -1 when not cooperative */
+        bool sleepctl_holding;
+        char coop_prev_mode[16];   /* the sleep_mode we replaced, put back at a clean stop */
 
         /* counters */
         uint64_t n_attempts, n_suspends, n_aborts, n_dark, n_late;
@@ -263,6 +271,12 @@ int disable_take(Daemon *d, Client *c, const char *reason);
 int disable_drop(Daemon *d, Client *c);
 char *disable_describe(const Daemon *d);   /* g_free */
 void disable_save(Daemon *d);
+
+/* cooperate.c */
+void cooperate_init(Daemon *d);
+void cooperate_sync(Daemon *d);
+bool cooperate_active(const Daemon *d);
+void cooperate_stop(Daemon *d);
 
 /* status.c */
 void status_reply(Client *c, uint64_t seq);

@@ -16,6 +16,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/attempt.c \
 	daemon/alarm.c \
 	daemon/disable.c \
+	daemon/cooperate.c \
 	daemon/status.c \
 	daemon/events.c
 daemon_libsuspendd_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon

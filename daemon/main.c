@@ -150,6 +150,7 @@ int main(int argc, char **argv)
                 return 1;
         }
         attempt_init(d);
+        cooperate_init(d);
         disable_init(d);
         alarm_init(d);
         state_save(d);
@@ -168,9 +169,14 @@ int main(int argc, char **argv)
         g_main_loop_run(d->loop);
 
         sd_notify(0, "STOPPING=1");
-        /* Let a committed suspend finish: the worker is inside the kernel's state write. */
-        while (d->state == ATTEMPT_SUSPENDED || d->state == ATTEMPT_COMMIT || d->state == ATTEMPT_PREPARE)
+        /* Let a committed suspend finish: the worker is inside the kernel's state write. A
+         * wakeup_count read may block for as long as a wakeup event is in progress (another
+         * process's /dev/sleepctl holder): that one is left behind. */
+        while (d->state == ATTEMPT_SUSPENDED ||
+               ((d->state == ATTEMPT_COMMIT || d->state == ATTEMPT_PREPARE) && !d->reading_count))
                 g_main_context_iteration(NULL, TRUE);
+        if (d->reading_count)
+                log_warn("stopping while the wakeup_count read waits for wakeup events in progress");
         if (d->state == ATTEMPT_NOTIFY)
                 attempt_abort(d, "shutdown", "the daemon is stopping");
         {
@@ -194,6 +200,7 @@ int main(int argc, char **argv)
                         client_free(l->data);
                 g_list_free(all);
         }
+        cooperate_stop(d);
         if (d->kernel_disabled && !disable_active(d))
                 sysfs_write_sleep_mode(d->sysfs, d->saved_sleep_mode[0] ? d->saved_sleep_mode : "direct");
         alarm_free_all(d);
@@ -205,7 +212,8 @@ int main(int argc, char **argv)
         g_hash_table_destroy(d->clients);
         g_hash_table_destroy(d->clients_by_fd);
         g_main_loop_unref(d->loop);
-        sysfs_free(d->sysfs);
+        if (!d->reading_count)   /* else the worker still uses it until the process exits */
+                sysfs_free(d->sysfs);
         g_free(d);
         return 0;
 }

@@ -46,7 +46,7 @@ void status_reply(Client *c, uint64_t seq)
         unsigned n = 0;
         GHashTableIter it;
         gpointer v;
-        char missing[512];
+        char missing[512], modes[64], holders[512] = "";
 
         item_begin(&m, seq, "daemon");
         sdp_add(&m, "version", PACKAGE_VERSION);
@@ -62,8 +62,15 @@ void status_reply(Client *c, uint64_t seq)
         sdp_add(&m, "root", sysfs_root(d->sysfs));
         sdp_add(&m, "states", d->features.states);
         sdp_add(&m, "mem_sleep", d->features.mem_sleep[0] ? d->features.mem_sleep : "absent");
-        sdp_add(&m, "sleep_mode", d->features.has_sleep_mode ? d->features.sleep_modes : "absent");
+        /* read now: suspendd itself changes it (cooperative, disabled) */
+        if (!d->features.has_sleep_mode || sysfs_read_sleep_modes(d->sysfs, modes, sizeof modes) < 0)
+                g_strlcpy(modes, d->features.has_sleep_mode ? d->features.sleep_modes : "absent", sizeof modes);
+        sdp_add(&m, "sleep_mode", modes);
         sdp_add(&m, "sleepctl", d->features.has_sleepctl ? "present" : "absent");
+        sdp_add_bool(&m, "cooperative", cooperate_active(d));
+        if (d->features.has_sleepctl)
+                sysfs_sleepctl_holders(d->sysfs, holders, sizeof holders);
+        sdp_add(&m, "holders", holders);
         sdp_add(&m, "rtc", d->features.rtc[0] ? d->features.rtc : "absent");
         sysfs_describe_missing(&d->features, missing, sizeof missing);
         sdp_add(&m, "missing", missing);

@@ -10,13 +10,11 @@
 
 #include "sysfs.h"
 
-/* The ioctls of /dev/sleepctl. kernel-patches/ adds them as include/uapi/linux/sleepctl.h; keep
- * these in step with that header (tests/kernel checks the numbers in the guest). */
-#ifndef SLEEPCTL_IOC_MAGIC
-#define SLEEPCTL_IOC_MAGIC 0xF5
-#define SLEEPCTL_STAY_AWAKE _IO(SLEEPCTL_IOC_MAGIC, 1)
-#define SLEEPCTL_RELAX _IO(SLEEPCTL_IOC_MAGIC, 2)
-#endif
+#include "sleepctl-uapi.h"
+
+/* The wakeup source of our own /dev/sleepctl holder ("sleepctl:<comm>:<pid>"): it moves with our
+ * clients' blocks, which are IPC like the socket's, not wakeup events. */
+static char own_holder[64];
 
 struct Sysfs {
         char root[4096];
@@ -210,6 +208,11 @@ int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size)
         return 0;
 }
 
+int sysfs_read_sleep_modes(Sysfs *s, char *modes, size_t size)
+{
+        return read_attr(s, "/sys/power/sleep_mode", modes, size);
+}
+
 int sysfs_write_sleep_mode(Sysfs *s, const char *mode)
 {
         return write_attr(s, "/sys/power/sleep_mode", mode);
@@ -281,7 +284,7 @@ int sysfs_wakeup_snapshot(Sysfs *s, WakeupSnapshot *snap)
 bool sysfs_wakeup_source_is_ipc(const char *name)
 {
         return strcmp(name, "eventpoll") == 0 || strcmp(name, "UNIX") == 0 ||
-               strcmp(name, "UNIX-STREAM") == 0;
+               strcmp(name, "UNIX-STREAM") == 0 || (own_holder[0] && strcmp(name, own_holder) == 0);
 }
 
 size_t sysfs_wakeup_diff(const WakeupSnapshot *before, const WakeupSnapshot *after, char *out,
@@ -320,7 +323,57 @@ size_t sysfs_wakeup_diff(const WakeupSnapshot *before, const WakeupSnapshot *aft
 
 int sysfs_sleepctl_open(Sysfs *s)
 {
-        return open_attr(s, "/dev/sleepctl", O_RDWR);
+        char comm[32] = "";
+        int fd = open_attr(s, "/dev/sleepctl", O_RDWR);
+        int cfd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+        ssize_t n = cfd < 0 ? -1 : read(cfd, comm, sizeof comm - 1);
+
+        if (cfd >= 0)
+                close(cfd);
+        comm[n > 0 ? n : 0] = '\0';
+        comm[strcspn(comm, "\n")] = '\0';
+        if (fd >= 0)
+                snprintf(own_holder, sizeof own_holder, "sleepctl:%s:%d", comm, (int)getpid());
+        return fd;
+}
+
+const char *sysfs_sleepctl_own_holder(void)
+{
+        return own_holder;
+}
+
+size_t sysfs_sleepctl_holders(Sysfs *s, char *out, size_t size)
+{
+        char dir[4200];
+        DIR *d;
+        struct dirent *e;
+        size_t found = 0, n = 0;
+
+        out[0] = '\0';
+        if (path_of(s, "/sys/class/wakeup", dir, sizeof dir) < 0 || !(d = opendir(dir)))
+                return 0;
+        while ((e = readdir(d))) {
+                char rel[512], name[128], active[32], *comm, *pid;
+                if (e->d_name[0] == '.')
+                        continue;
+                snprintf(rel, sizeof rel, "/sys/class/wakeup/%s/name", e->d_name);
+                if (read_attr(s, rel, name, sizeof name) < 0 || strncmp(name, "sleepctl:", 9) != 0 ||
+                    strcmp(name, own_holder) == 0)
+                        continue;
+                snprintf(rel, sizeof rel, "/sys/class/wakeup/%s/active_time_ms", e->d_name);
+                if (read_attr(s, rel, active, sizeof active) < 0 || strtoull(active, NULL, 10) == 0)
+                        continue;
+                comm = name + 9;
+                pid = strrchr(comm, ':');
+                if (!pid)
+                        continue;
+                *pid++ = '\0';
+                if (n < size)
+                        n += (size_t)snprintf(out + n, size - n, "%s%s (pid %s)", found ? ", " : "", comm, pid);
+                found++;
+        }
+        closedir(d);
+        return found;
 }
 
 int sysfs_sleepctl_stay_awake(int fd)

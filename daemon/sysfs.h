@@ -57,6 +57,7 @@ int sysfs_write_state(Sysfs *s, const char *state);
 /* sleep_mode (patched kernel): "direct", "disabled", "cooperative". */
 int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size);   /* the bracketed one */
 int sysfs_write_sleep_mode(Sysfs *s, const char *mode);
+int sysfs_read_sleep_modes(Sysfs *s, char *modes, size_t size);   /* all, e.g. "[direct] disabled" */
 
 /* RTC wake alarm at system time `when` (written relative to the RTC's clock); 0 clears. Arming
  * clears first (the kernel refuses to re-arm an armed RTC). */
@@ -76,5 +77,8 @@ int sysfs_sleepctl_open(Sysfs *s);                 /* returns fd or -errno */
 int sysfs_sleepctl_stay_awake(int fd);
 int sysfs_sleepctl_relax(int fd);
 int sysfs_sleepctl_set_timeout(int fd, unsigned ms);
+const char *sysfs_sleepctl_own_holder(void);      /* our holder's wakeup source name, or "" */
+/* Other processes' active holders, as "comm (pid N), …" into out; returns how many. */
+size_t sysfs_sleepctl_holders(Sysfs *s, char *out, size_t size);
 
 #endif

@@ -53,6 +53,7 @@ GUEST_TESTS += \
 	tests/guest/backup-alarm.test \
 	tests/guest/wakeup-dance.test \
 	tests/guest/disable-crash.test \
+	tests/guest/cooperative.test \
 	tests/guest/cron-restart.test \
 	tests/guest/units.test
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
