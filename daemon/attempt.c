@@ -138,6 +138,11 @@ static void clear_questions(Daemon *d)
                 g_source_remove(d->notify_timer);
                 d->notify_timer = 0;
         }
+        if (d->logind_wait_timer) {
+                g_source_remove(d->logind_wait_timer);
+                d->logind_wait_timer = 0;
+        }
+        d->logind_wait = false;
         d->pending_answers = 0;
 }
 
@@ -548,7 +553,8 @@ static void arm_notify_timer(Daemon *d)
                         earliest = c->deadline;
         }
         if (earliest == G_MAXINT64) {
-                commit(d);
+                if (!d->logind_wait)   /* else its own timer ends the wait */
+                        commit(d);
                 return;
         }
         d->notify_timer = g_timeout_add(earliest > now ? (guint)((earliest - now + 999) / 1000) : 0,
@@ -570,6 +576,50 @@ static bool readable_labels(Client *c, char *out, size_t size)
                         n += (size_t)snprintf(out + n, size - n, "%s%s", n ? "," : "", r->label);
         }
         return n > 0;
+}
+
+/* logind's delay inhibitors are waited for like a watcher (logind.c), up to InhibitDelayMaxUSec. */
+static void logind_wait_end(Daemon *d, const char *why)
+{
+        if (!d->logind_wait)
+                return;
+        d->logind_wait = false;
+        if (d->logind_wait_timer) {
+                g_source_remove(d->logind_wait_timer);
+                d->logind_wait_timer = 0;
+        }
+        log_msg(6, d->current.id, "attempt %llu: %s", (unsigned long long)d->current.id, why);
+        if (d->pending_answers > 0 && --d->pending_answers == 0 && d->state == ATTEMPT_NOTIFY)
+                commit(d);
+}
+
+static gboolean logind_wait_over(gpointer data)
+{
+        Daemon *d = data;
+        d->logind_wait_timer = 0;
+        logind_wait_end(d, "logind delay inhibitors still held at InhibitDelayMaxUSec: going on, as logind does");
+        return G_SOURCE_REMOVE;
+}
+
+static void logind_wait_begin(Daemon *d, bool user)
+{
+        const char *desc = "";
+        uint64_t max_ms = 0;
+
+        /* a user request through logind (systemctl suspend) had its delay inhibitors already */
+        if (user || logind_delay_inhibitors(d, &desc, &max_ms) == 0)
+                return;
+        d->logind_wait = true;
+        d->pending_answers++;
+        d->logind_wait_timer = g_timeout_add((guint)MIN(max_ms, G_MAXUINT), logind_wait_over, d);
+        log_msg(5, d->current.id, "attempt %llu waits up to %llu ms for logind delay inhibitors: %s",
+                (unsigned long long)d->current.id, (unsigned long long)max_ms, desc);
+}
+
+void attempt_logind_delays_changed(Daemon *d)
+{
+        if (d->logind_wait && logind_delay_inhibitors(d, NULL, NULL) == 0)
+                logind_wait_end(d, "logind delay inhibitors released");
 }
 
 static void notify(Daemon *d)
@@ -625,6 +675,7 @@ static void notify(Daemon *d)
                         sdp_add(&ev, "readable", labels);
                 client_send(c, &ev);
         }
+        logind_wait_begin(d, user);
         if (d->pending_answers == 0)
                 commit(d);
         else

@@ -11,9 +11,9 @@ static char *key_of(BlockerSource src, unsigned client, uint32_t id)
         return g_strdup_printf("%d:%u:%u", (int)src, client, id);
 }
 
-static const char *source_name(BlockerSource s)
+const char *blocker_source_name(BlockerSource s)
 {
-        return s == BLOCKER_ALARM ? "alarm" : s == BLOCKER_FD ? "fd" : "client";
+        return s == BLOCKER_ALARM ? "alarm" : s == BLOCKER_FD ? "fd" : s == BLOCKER_LOGIND ? "logind" : "client";
 }
 
 int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,
@@ -49,7 +49,7 @@ int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char
         sdp_add_u64(&ev, "client", b->client);
         sdp_add_u64(&ev, "id", id);
         sdp_add(&ev, "reason", b->reason);
-        sdp_add(&ev, "source", source_name(src));
+        sdp_add(&ev, "source", blocker_source_name(src));
         events_to_monitors(d, &ev);
         /* A blocker that appears during the attempt aborts it before COMMIT (attempt.c
          * re-checks); with the kernel's EPOLLWAKEUP it also aborts one already committing. */
@@ -77,7 +77,7 @@ int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
         sdp_message_init(&ev, SDP_UNBLOCKED);
         sdp_add_u64(&ev, "client", client);
         sdp_add_u64(&ev, "id", id);
-        sdp_add(&ev, "source", source_name(src));
+        sdp_add(&ev, "source", blocker_source_name(src));
         events_to_monitors(d, &ev);
         attempt_reevaluate(d);
         return 0;
@@ -118,7 +118,7 @@ char *blocker_describe_all(const Daemon *d, size_t max)
         while (g_hash_table_iter_next(&it, NULL, &v) && n < max) {
                 Blocker *b = v;
                 g_string_append_printf(s, "%s%s (pid %d, uid %u)%s%s", n ? "; " : "",
-                                       b->comm[0] ? b->comm : source_name(b->source), (int)b->pid,
+                                       b->comm[0] ? b->comm : blocker_source_name(b->source), (int)b->pid,
                                        (unsigned)b->uid, b->reason[0] ? ": " : "", b->reason);
                 n++;
         }

@@ -114,6 +114,7 @@ void config_init_defaults(SuspenddConfig *c)
         c->watcher_timeout_is_veto = false;
         g_strlcpy(c->sleep_state, "mem", sizeof c->sleep_state);
         g_strlcpy(c->sleep_mode, "auto", sizeof c->sleep_mode);
+        c->logind_inhibitors = true;
         c->default_hold_s = 60;
         c->default_command_hold_s = 3600;
 }
@@ -131,6 +132,8 @@ static bool known_key(const char *group, const char *key)
              strcmp(key, "WatcherTimeout") == 0 || strcmp(key, "SleepState") == 0))
                 return true;
         if (strcmp(group, "Kernel") == 0 && strcmp(key, "SleepMode") == 0)
+                return true;
+        if (strcmp(group, "Logind") == 0 && strcmp(key, "Inhibitors") == 0)
                 return true;
         for (size_t i = 0; i < G_N_ELEMENTS(uint_keys); i++)
                 if (strcmp(group, uint_keys[i].group) == 0 && strcmp(key, uint_keys[i].key) == 0)
@@ -230,6 +233,15 @@ int config_load(SuspenddConfig *c, const char *path, char **warnings, char **err
                         r = -EINVAL;
                 } else if (v) {
                         g_strlcpy(c->sleep_mode, v, sizeof c->sleep_mode);
+                }
+        }
+        if (r == 0) {
+                g_autofree char *v = g_key_file_get_value(kf, "Logind", "Inhibitors", NULL);
+                if (v && strcmp(g_strstrip(v), "yes") != 0 && strcmp(v, "no") != 0) {
+                        *error = g_strdup_printf("[Logind] Inhibitors=%s: expected yes or no", v);
+                        r = -EINVAL;
+                } else if (v) {
+                        c->logind_inhibitors = strcmp(v, "yes") == 0;
                 }
         }
         if (warnings && warn->len)

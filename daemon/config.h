@@ -36,6 +36,8 @@ typedef struct {
         unsigned default_hold_s, default_command_hold_s;
         /* [Kernel] */
         char sleep_mode[16];     /* auto | direct | cooperative */
+        /* [Logind] */
+        bool logind_inhibitors;
 } SuspenddConfig;
 
 const char *policy_rule_name(PolicyRule r);

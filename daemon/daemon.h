@@ -8,6 +8,7 @@
  *   alarm.c    wake alarms: timers, firing, holds, commands, persistence
  *   disable.c  the firmware hammer and kernel sleep_mode
  *   cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder mirrors the block set
+ *   logind.c   the logind bridge: sleep inhibitors as blockers and delayed watchers
  *   status.c   the status snapshot
  *   events.c   event fan-out to watchers, requesters, owners, monitors
  *   store.c    atomic persistence under the state directory
@@ -33,7 +34,8 @@ typedef struct Client Client;
 
 typedef enum { MODE_ON_DEMAND, MODE_IMMEDIATE } Mode;
 
-typedef enum { BLOCKER_CLIENT, BLOCKER_ALARM, BLOCKER_FD } BlockerSource;
+typedef enum { BLOCKER_CLIENT, BLOCKER_ALARM, BLOCKER_FD, BLOCKER_LOGIND } BlockerSource;
+typedef struct Logind Logind;
 
 typedef struct {
         BlockerSource source;
@@ -192,6 +194,9 @@ struct Daemon {
         bool kernel_disabled;
 
         bool reading_count;        /* a worker is in a wakeup_count read (it may block) */
+        bool logind_wait;          /* NOTIFY also waits for logind's delay inhibitors */
+        guint logind_wait_timer;
+        Logind *logind;            /* NULL when the bridge is off */
         guint prepare_slow_timer;
 
         /* cooperative mode */
@@ -235,6 +240,7 @@ void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds);
 int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,
                 pid_t pid, uid_t uid, const char *comm);
 int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id);
+const char *blocker_source_name(BlockerSource s);   /* client, alarm, fd, logind */
 void blocker_remove_client(Daemon *d, Client *c);   /* O(its own blocks), not O(all) */
 size_t blocker_count(const Daemon *d);
 char *blocker_describe_all(const Daemon *d, size_t max);   /* g_free */
@@ -250,6 +256,7 @@ void attempt_client_gone(Daemon *d, Client *c);
 bool attempt_active(const Daemon *d);
 const char *attempt_state_name(AttemptState s);
 void attempt_abort(Daemon *d, const char *reason, const char *detail);
+void attempt_logind_delays_changed(Daemon *d);   /* logind.c: the delay inhibitors changed */
 
 /* alarm.c */
 void alarm_init(Daemon *d);
@@ -271,6 +278,11 @@ int disable_take(Daemon *d, Client *c, const char *reason);
 int disable_drop(Daemon *d, Client *c);
 char *disable_describe(const Daemon *d);   /* g_free */
 void disable_save(Daemon *d);
+
+/* logind.c */
+void logind_init(Daemon *d);
+void logind_free(Daemon *d);
+unsigned logind_delay_inhibitors(const Daemon *d, const char **desc, uint64_t *max_ms);
 
 /* cooperate.c */
 void cooperate_init(Daemon *d);

@@ -17,6 +17,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/alarm.c \
 	daemon/disable.c \
 	daemon/cooperate.c \
+	daemon/logind.c \
 	daemon/status.c \
 	daemon/events.c
 daemon_libsuspendd_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon

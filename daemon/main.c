@@ -152,6 +152,7 @@ int main(int argc, char **argv)
         attempt_init(d);
         cooperate_init(d);
         disable_init(d);
+        logind_init(d);
         alarm_init(d);
         state_save(d);
 
@@ -200,6 +201,7 @@ int main(int argc, char **argv)
                         client_free(l->data);
                 g_list_free(all);
         }
+        logind_free(d);
         cooperate_stop(d);
         if (d->kernel_disabled && !disable_active(d))
                 sysfs_write_sleep_mode(d->sysfs, d->saved_sleep_mode[0] ? d->saved_sleep_mode : "direct");

@@ -4,11 +4,6 @@
 
 #include "daemon.h"
 
-static const char *blocker_source(BlockerSource s)
-{
-        return s == BLOCKER_ALARM ? "alarm" : s == BLOCKER_FD ? "fd" : "client";
-}
-
 static void item_begin(SdpMessage *m, uint64_t seq, const char *type)
 {
         sdp_message_init(m, SDP_ITEM);
@@ -144,7 +139,7 @@ void status_reply(Client *c, uint64_t seq)
                 sdp_add(&m, "comm", b->comm);
                 sdp_add(&m, "reason", b->reason);
                 sdp_add_u64(&m, "since", (uint64_t)(b->since / 1000000));
-                sdp_add(&m, "source", blocker_source(b->source));
+                sdp_add(&m, "source", blocker_source_name(b->source));
                 client_send(c, &m), n++;
         }
 

@@ -54,6 +54,7 @@ GUEST_TESTS += \
 	tests/guest/wakeup-dance.test \
 	tests/guest/disable-crash.test \
 	tests/guest/cooperative.test \
+	tests/guest/logind.test \
 	tests/guest/cron-restart.test \
 	tests/guest/units.test
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
