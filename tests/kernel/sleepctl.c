@@ -315,6 +315,23 @@ int main(void)
                 close(ready[1]);
         }
 
+        /* a process that saved a wakeup count has waited already: it does not wait, it aborts */
+        {
+                char count[32];
+                fd = holder(0);
+                get("/sys/power/wakeup_count", count, sizeof count);
+                count[strcspn(count, "\n")] = '\0';
+                r = (int)put("/sys/power/wakeup_count", count);
+                ioctl(fd, SLEEPCTL_STAY_AWAKE);
+                pid = start_transition("mem");
+                r = finished_within(pid, 10.0);
+                ok(r == EBUSY || r == EAGAIN,
+                   "after a wakeup_count write, an active holder aborts the suspend instead of holding it (exit %d: %s)",
+                   r, r > 0 ? strerror(r) : "still waiting");
+                reap(pid);
+                close(fd);
+        }
+
         /* a signal ends the wait */
         fd = holder(0);
         ioctl(fd, SLEEPCTL_STAY_AWAKE);
