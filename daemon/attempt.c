@@ -191,6 +191,7 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
         if (d->current.kind == ATTEMPT_KIND_DARK)
                 d->dark_pending = true;   /* try again after the back-off */
         d->state = ATTEMPT_IDLE;
+        cooperate_sync(d);   /* our /dev/sleepctl holder follows the blocks again */
         /* Back off so a stuck wakeup source or a vetoing watcher cannot make us spin. */
         d->backoff_ms = decide_backoff(d->backoff_ms, d->cfg.backoff_initial_ms, d->cfg.backoff_max_ms);
         if (d->backoff_timer)
@@ -276,6 +277,7 @@ static void resumed(Daemon *d)
         push_history(d);
         clear_questions(d);
         d->state = ATTEMPT_IDLE;
+        cooperate_sync(d);   /* our /dev/sleepctl holder follows the blocks again */
         /* Only the alarm's own wake is dark: anything else means someone wants the machine. */
         d->dark_pending = alarm_wake;
         d->user_requested = d->app_requested = false;
@@ -725,6 +727,9 @@ static void start(Daemon *d, AttemptKind kind)
         log_msg(6, d->current.id, "attempt %llu (%s) starts", (unsigned long long)d->current.id,
                 attempt_kind_name(kind));
         d->state = ATTEMPT_PREPARE;
+        /* our own holder would make our own wakeup_count reads wait for it (and a user request
+         * ignores blocks): it rests while we suspend; blocks that come now abort the attempt */
+        cooperate_sync(d);
         j = g_new0(Job, 1);
         j->sysfs = d->sysfs;
         j->kind = JOB_READ_COUNT;
@@ -817,4 +822,5 @@ void attempt_client_gone(Daemon *d, Client *c)
 void attempt_init(Daemon *d)
 {
         d->state = ATTEMPT_IDLE;
+        cooperate_sync(d);   /* our /dev/sleepctl holder follows the blocks again */
 }

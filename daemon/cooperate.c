@@ -2,7 +2,7 @@
  *
  * With [Kernel] SleepMode=cooperative (or auto, on a kernel that offers it) the daemon writes
  * sleep_mode=cooperative and keeps its own /dev/sleepctl holder (timeout 0) active exactly while
- * its block set is not empty. A process that bypasses suspendd and writes /sys/power/state then
+ * its block set is not empty and it is not in an attempt itself. A process that bypasses suspendd and writes /sys/power/state then
  * waits in the kernel until every suspendd blocker is gone. Other processes' holders are wakeup
  * sources named "sleepctl:<comm>:<pid>": while one is active the daemon's wakeup_count read
  * waits (the attempt waits), and status names them.
@@ -74,10 +74,13 @@ void cooperate_init(Daemon *d)
         cooperate_sync(d);
 }
 
-/* After every change of the block set: our holder is active exactly while it is not empty. */
+/* After every change of the block set and of the attempt state: our holder is active exactly
+ * while the set is not empty and we are not suspending ourselves. During our own attempt it must
+ * rest: reading wakeup_count waits for every active holder, ours too; a block that arrives then
+ * aborts the attempt (the recount, or EPOLLWAKEUP in the commit window). */
 void cooperate_sync(Daemon *d)
 {
-        bool want = blocker_count(d) > 0;
+        bool want = blocker_count(d) > 0 && !attempt_active(d);
         int r;
 
         if (d->sleepctl_fd < 0 || want == d->sleepctl_holding)
