@@ -219,7 +219,7 @@ static bool spawn_command(Daemon *d, Alarm *a)
         g_autofree char *alarm_name = g_strdup_printf("SUSPENDD_ALARM=%s", a->name);
         g_autofree char *home = g_strdup_printf("HOME=%s", pw ? pw->pw_dir : "/");
         g_autofree char *user = g_strdup_printf("USER=%s", pw ? pw->pw_name : "nobody");
-        char *argv[] = { "/bin/sh", "-c", a->command, NULL };
+        char *argv[] = { (char *)d->command_shell, "-c", a->command, NULL };
         char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
                          home, user, alarm_id, alarm_name, NULL };
         g_autoptr(GError) err = NULL;

@@ -197,6 +197,7 @@ struct Daemon {
         bool logind_wait;          /* NOTIFY also waits for logind's delay inhibitors */
         guint logind_wait_timer;
         Logind *logind;            /* NULL when the bridge is off */
+        const char *command_shell; /* runs alarm commands: /bin/sh (the fuzz harness: /bin/true) */
         guint prepare_slow_timer;
 
         /* cooperative mode */
@@ -207,6 +208,10 @@ struct Daemon {
         /* counters */
         uint64_t n_attempts, n_suspends, n_aborts, n_dark, n_late;
 };
+
+/* daemon.c */
+Daemon *daemon_new(const char *state_dir, const char *socket_path);   /* default configuration */
+void daemon_init_modules(Daemon *d);
 
 /* log.c */
 void log_init(bool verbose);

@@ -18,6 +18,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/disable.c \
 	daemon/cooperate.c \
 	daemon/logind.c \
+	daemon/daemon.c \
 	daemon/status.c \
 	daemon/events.c
 daemon_libsuspendd_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon

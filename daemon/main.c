@@ -13,11 +13,6 @@
 
 #define DEFAULT_CONFIG "/etc/suspendd/suspendd.conf"
 
-const char *mode_name(Mode m)
-{
-        return m == MODE_IMMEDIATE ? "immediate" : "on-demand";
-}
-
 static void usage(FILE *f)
 {
         fprintf(f,
@@ -104,15 +99,7 @@ int main(int argc, char **argv)
         }
         log_init(verbose);
 
-        d = g_new0(Daemon, 1);
-        d->listen_fd = d->epoll_fd = d->alarm_timerfd = d->sleepctl_fd = -1;
-        d->started = g_get_real_time();
-        g_strlcpy(d->state_dir, state_dir, sizeof d->state_dir);
-        g_strlcpy(d->socket_path, socket_path, sizeof d->socket_path);
-        d->clients = g_hash_table_new(g_direct_hash, g_direct_equal);
-        d->clients_by_fd = g_hash_table_new(g_direct_hash, g_direct_equal);
-        d->blockers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-        d->monitors = g_hash_table_new(g_direct_hash, g_direct_equal);
+        d = daemon_new(state_dir, socket_path);
 
         if (config_load(&d->cfg, config, &warnings, &error) < 0) {
                 log_err("configuration: %s", error);
@@ -149,12 +136,7 @@ int main(int argc, char **argv)
                 log_err("cannot listen on %s: %s", socket_path, g_strerror(-r));
                 return 1;
         }
-        attempt_init(d);
-        cooperate_init(d);
-        disable_init(d);
-        logind_init(d);
-        alarm_init(d);
-        state_save(d);
+        daemon_init_modules(d);
 
         d->loop = g_main_loop_new(NULL, FALSE);
         g_unix_signal_add(SIGTERM, on_signal, d);

@@ -66,3 +66,27 @@ EXTRA_DIST += tests/bench/run tests/guest/bench.sh BENCHMARKS.md
 bench: all tests/fake-kernel/fake-kernel
 	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) $(top_srcdir)/tests/bench/run $(BENCH_FLAGS)
 .PHONY: bench
+
+# The daemon's request handling under fuzzing (tests/fuzz/fuzz-requests.c): `make check` replays
+# the corpus; `make fuzz-requests` runs a libFuzzer campaign (clang) that adds to a work corpus.
+check_PROGRAMS += tests/fuzz/replay-requests
+tests_fuzz_replay_requests_SOURCES = tests/fuzz/fuzz-requests.c protocol/fuzz/replay.c
+tests_fuzz_replay_requests_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_fuzz_replay_requests_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
+tests_fuzz_replay_requests_LDADD = daemon/libsuspendd-core.la
+TESTS += tests/fuzz/replay-requests.test
+dist_check_SCRIPTS += tests/fuzz/replay-requests.test
+EXTRA_DIST += tests/fuzz/corpus-requests
+
+FUZZ_REQUEST_SECONDS ?= 120
+fuzz-requests: daemon/libsuspendd-core.la
+	$(MKDIR_P) tests/fuzz/corpus-requests-work
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -include config.h -I$(top_srcdir)/daemon \
+		-I$(top_srcdir)/protocol $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS) \
+		$(top_srcdir)/tests/fuzz/fuzz-requests.c \
+		$(addprefix $(top_srcdir)/,$(filter %.c,$(daemon_libsuspendd_core_la_SOURCES))) \
+		$(top_srcdir)/protocol/sdp-codec.c $(top_srcdir)/protocol/sdp-schema.c \
+		$(GLIB_LIBS) $(SYSTEMD_LIBS) -o tests/fuzz/fuzz-requests
+	tests/fuzz/fuzz-requests -max_total_time=$(FUZZ_REQUEST_SECONDS) -max_len=4096 -timeout=20 -close_fd_mask=2 \
+		tests/fuzz/corpus-requests-work $(top_srcdir)/tests/fuzz/corpus-requests
+.PHONY: fuzz-requests

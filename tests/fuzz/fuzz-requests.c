@@ -1,0 +1,169 @@
+/* libFuzzer target for the daemon's whole request handling: one in-process suspendd (its real
+ * modules, server and main loop) on a socket in a temporary directory, with a sysfs root of plain
+ * files (never the host's /sys). Each input is one client session: messages separated by '\n',
+ * sent over a real SOCK_SEQPACKET connection; a message whose first byte is 0x01-0x04 also
+ * passes that many descriptors of odd kinds (a pipe, a directory, a socket, /dev/null). Replies
+ * are read and dropped; then the connection closes and any attempt it started runs to its end.
+ * Alarm commands run through /bin/true instead of /bin/sh.
+ *
+ * `make fuzz-requests` runs a campaign with clang -fsanitize=fuzzer; `make check` replays the
+ * corpus (tests/fuzz/corpus-requests) through the same entry point. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon.h"
+
+static Daemon *d;
+static char sock_path[200];
+
+static void put_file(const char *root, const char *rel, const char *text)
+{
+        char path[512];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        g_autofree char *dir = g_path_get_dirname(path);
+        g_mkdir_with_parents(dir, 0755);
+        f = fopen(path, "w");
+        if (f) {
+                fputs(text, f);
+                fclose(f);
+        }
+}
+
+static void start_daemon(void)
+{
+        static char root[128];
+        g_autofree char *state = NULL;
+
+        snprintf(root, sizeof root, "%s/suspendd-fuzz-XXXXXX", g_get_tmp_dir());
+        if (!g_mkdtemp(root))
+                abort();
+        /* a kernel of plain files: state writes return at once, as from a very short sleep */
+        put_file(root, "sys/power/state", "freeze mem disk\n");
+        put_file(root, "sys/power/wakeup_count", "0\n");
+        put_file(root, "sys/power/mem_sleep", "s2idle [deep]\n");
+        put_file(root, "sys/class/rtc/rtc0/wakealarm", "");   /* alarms are accepted */
+        state = g_build_filename(root, "state", NULL);
+        g_mkdir_with_parents(state, 0700);
+        snprintf(sock_path, sizeof sock_path, "%s/socket", root);
+        log_init(false);
+        d = daemon_new(state, sock_path);
+        d->command_shell = "/bin/true";
+        d->cfg.backoff_initial_ms = 1;
+        d->cfg.backoff_max_ms = 1;
+        if (sysfs_open(root, &d->sysfs) < 0 || sysfs_detect(d->sysfs, &d->features) < 0 ||
+            server_start(d, -1) < 0)
+                abort();
+        daemon_init_modules(d);
+}
+
+static void pump(void)
+{
+        for (int i = 0; i < 64 && g_main_context_iteration(NULL, FALSE); i++)
+                ;
+}
+
+static void drain(int fd)
+{
+        char buf[SDP_MAX_MESSAGE + 64];
+        while (recv(fd, buf, sizeof buf, MSG_DONTWAIT) > 0)
+                ;
+}
+
+static int odd_fd(int kind)
+{
+        int p[2];
+        switch (kind % 4) {
+        case 0:
+                if (pipe(p) < 0)
+                        return -1;
+                close(p[1]);
+                return p[0];
+        case 1:
+                return open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        case 2:
+                return socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        default:
+                return open("/dev/null", O_RDWR | O_CLOEXEC);
+        }
+}
+
+static void send_message(int fd, const uint8_t *msg, size_t len)
+{
+        int fds[4], n_fds = 0;
+        union {
+                char buf[CMSG_SPACE(sizeof fds)];
+                struct cmsghdr align;
+        } control;
+        struct iovec iov;
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+        if (len > 0 && msg[0] >= 1 && msg[0] <= 4) {
+                for (int i = 0; i < msg[0]; i++)
+                        if ((fds[n_fds] = odd_fd(i)) >= 0)
+                                n_fds++;
+                msg++, len--;
+        }
+        iov.iov_base = (void *)msg;
+        iov.iov_len = len;
+        if (n_fds) {
+                struct cmsghdr *cm;
+                mh.msg_control = control.buf;
+                mh.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n_fds);
+                cm = CMSG_FIRSTHDR(&mh);
+                cm->cmsg_level = SOL_SOCKET;
+                cm->cmsg_type = SCM_RIGHTS;
+                cm->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n_fds);
+                memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n_fds);
+        }
+        for (int tries = 0; tries < 8; tries++) {
+                if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0 || (errno != EAGAIN && errno != ENOBUFS))
+                        break;
+                pump();   /* the daemon reads; our replies pile up: drop them */
+                drain(fd);
+        }
+        for (int i = 0; i < n_fds; i++)
+                close(fds[i]);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        size_t start = 0;
+        int fd, messages = 0;
+
+        if (!d)
+                start_daemon();
+        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        strcpy(sa.sun_path, sock_path);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+                abort();
+        pump();
+        for (size_t i = 0; i <= size && messages < 64; i++) {
+                if (i < size && data[i] != '\n')
+                        continue;
+                send_message(fd, data + start, i - start);
+                start = i + 1;
+                messages++;
+                pump();
+                drain(fd);
+        }
+        close(fd);
+        /* Sessions are independent: back to on-demand (immediate mode on a kernel whose sleeps
+         * return at once would only spin), then let the disconnect and any attempt this
+         * session started run to their end. */
+        d->mode = MODE_ON_DEMAND;
+        for (int i = 0; i < 2000 && (attempt_active(d) || g_main_context_pending(NULL)); i++)
+                g_main_context_iteration(NULL, attempt_active(d));
+        return 0;
+}
