@@ -282,10 +282,13 @@ void client_read(Client *c)
                 }
                 c->too_large = 0;
                 if (mh.msg_flags & MSG_CTRUNC) {
+                        /* answer the request's seq if it has one, so the caller can match it */
+                        uint64_t seq = sdp_decode(&m, buf, (size_t)n, &p) == 0 ? sdp_get_u64_or(&m, "seq", 0) : 0;
                         for (size_t j = 0; j < n_fds; j++)
                                 close(fds[j]);
-                        client_reply_error(c, 0, SDP_E_BAD_FD, NULL, NULL, NULL,
-                                           "too many file descriptors in one message");
+                        client_reply_error(c, seq > 0xffffffffu ? 0 : seq, SDP_E_BAD_FD, NULL, NULL, NULL,
+                                           "too many file descriptors in one message (at most %d)",
+                                           MAX_FDS_PER_MESSAGE);
                         continue;
                 }
                 if (sdp_decode(&m, buf, (size_t)n, &p) < 0 || sdp_type_kind(m.type) != SDP_REQUEST) {

@@ -145,6 +145,7 @@ struct Daemon {
 
         /* server */
         int listen_fd, epoll_fd;
+        guint accept_timer;        /* accepting paused: out of descriptors */
         guint epoll_source;
         GHashTable *clients;       /* id -> Client* */
         GHashTable *clients_by_fd; /* fd -> Client* */

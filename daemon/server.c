@@ -39,6 +39,29 @@ static void refuse_connection(int fd, const char *limit, const char *text)
         close(fd);
 }
 
+static gboolean resume_accepting(gpointer data)
+{
+        Daemon *d = data;
+        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = LISTEN_TAG };
+        d->accept_timer = 0;
+        if (epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD, d->listen_fd, &ev) < 0)
+                log_err("epoll_ctl (listening socket): %s", g_strerror(errno));
+        return G_SOURCE_REMOVE;
+}
+
+/* Out of descriptors: the pending connection stays queued and the listening socket stays
+ * readable, so retrying at once would spin. Stop watching it for a second. */
+static void pause_accepting(Daemon *d, int err)
+{
+        struct epoll_event ev = { .events = 0, .data.u64 = LISTEN_TAG };
+        if (d->accept_timer)
+                return;
+        log_warn("accept: %s: not accepting connections for 1 s (%u connected)", g_strerror(err),
+                 g_hash_table_size(d->clients));
+        epoll_ctl(d->epoll_fd, EPOLL_CTL_MOD, d->listen_fd, &ev);
+        d->accept_timer = g_timeout_add_seconds(1, resume_accepting, d);
+}
+
 static void accept_clients(Daemon *d)
 {
         for (;;) {
@@ -49,7 +72,9 @@ static void accept_clients(Daemon *d)
                 if (fd < 0) {
                         if (errno == EINTR)
                                 continue;
-                        if (errno != EAGAIN && errno != EWOULDBLOCK)
+                        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                                pause_accepting(d, errno);
+                        else if (errno != EAGAIN && errno != EWOULDBLOCK)
                                 log_warn("accept: %s", g_strerror(errno));
                         return;
                 }
@@ -193,6 +218,8 @@ int server_start(Daemon *d, int passed_fd)
 
 void server_stop(Daemon *d)
 {
+        if (d->accept_timer)
+                g_source_remove(d->accept_timer);
         if (d->epoll_source)
                 g_source_remove(d->epoll_source);
         if (d->epoll_fd >= 0)

@@ -42,7 +42,8 @@ INTEGRATION_TESTS = \
 	tests/integration/alarms.test \
 	tests/integration/disable.test \
 	tests/integration/policy-limits.test \
-	tests/integration/suspendctl.test
+	tests/integration/suspendctl.test \
+	tests/integration/robustness.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py
