@@ -33,7 +33,6 @@ echo "# suspendd acknowledged block+unblock pair: $ak µs = $(ratio "$ak" "$wl")
 if [ -e /dev/sleepctl ]; then
   sc=$($B sleepctl $N | sed -n 's/.*pair_us=\([0-9.]*\).*/\1/p')
   [ -n "$sc" ] && echo "# /dev/sleepctl STAY_AWAKE+RELAX pair: $sc µs = $(ratio "$sc" "$wl")x the wake_lock pair"
-  [ -n "$sc" ] || echo "# /dev/sleepctl pair: not measured (the bench was built without <linux/sleepctl.h>)"
 else
   echo "# /dev/sleepctl pair: not measured (unpatched kernel)"
 fi
