@@ -25,7 +25,7 @@ check-vm: all
 		TEST_LOG_COMPILER="env VM_RESULTS=$(VM_RESULTS) $(top_srcdir)/vm-image/replay-result"
 
 # The kernel series' tests once more on the debug kernel (lockdep, KASAN; a cold build takes
-# about 40 minutes on 2 cores, so CI does not run it). Each test fails on a kernel splat.
+# about 30 minutes on 2 cores, so CI does not run it). Each test fails on a kernel splat.
 VM_DEBUG_RESULTS = $(abs_top_builddir)/vm-results-debug
 check-vm-debug: all
 	$(top_srcdir)/vm-image/check-vm --builddir $(abs_top_builddir) --results $(VM_DEBUG_RESULTS) \
