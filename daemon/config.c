@@ -141,6 +141,29 @@ static bool known_key(const char *group, const char *key)
         return false;
 }
 
+/* A key whose value is one of choices (NULL-terminated): copied to out, which is left alone
+ * when the key is absent; anything else is -EINVAL with *error naming the choices. */
+static int get_choice(GKeyFile *kf, const char *group, const char *key, const char *const *choices,
+                      char *out, size_t size, char **error)
+{
+        g_autofree char *v = g_key_file_get_value(kf, group, key, NULL);
+        g_autoptr(GString) expected = NULL;
+
+        if (!v)
+                return 0;
+        g_strstrip(v);
+        for (size_t i = 0; choices[i]; i++)
+                if (strcmp(v, choices[i]) == 0) {
+                        g_strlcpy(out, v, size);
+                        return 0;
+                }
+        expected = g_string_new(choices[0]);
+        for (size_t i = 1; choices[i]; i++)
+                g_string_append_printf(expected, "%s%s", choices[i + 1] ? ", " : " or ", choices[i]);
+        *error = g_strdup_printf("[%s] %s=%s: expected %s", group, key, v, expected->str);
+        return -EINVAL;
+}
+
 static int get_uint(GKeyFile *kf, const char *group, const char *key, unsigned lo, unsigned hi,
                     unsigned *out, char **error)
 {
@@ -208,41 +231,26 @@ int config_load(SuspenddConfig *c, const char *path, char **warnings, char **err
                 c->attempt_budget_max_ms = sec * 1000;
         }
         if (r == 0) {
-                g_autofree char *v = g_key_file_get_value(kf, "Attempt", "WatcherTimeout", NULL);
-                if (v && strcmp(g_strstrip(v), "ready") != 0 && strcmp(v, "veto") != 0) {
-                        *error = g_strdup_printf("[Attempt] WatcherTimeout=%s: expected ready or veto", v);
-                        r = -EINVAL;
-                } else if (v) {
+                static const char *const timeouts[] = { "ready", "veto", NULL };
+                char v[8] = "";
+                r = get_choice(kf, "Attempt", "WatcherTimeout", timeouts, v, sizeof v, error);
+                if (r == 0 && v[0])
                         c->watcher_timeout_is_veto = strcmp(v, "veto") == 0;
-                }
         }
         if (r == 0) {
-                g_autofree char *v = g_key_file_get_value(kf, "Attempt", "SleepState", NULL);
-                if (v && strcmp(g_strstrip(v), "mem") != 0 && strcmp(v, "freeze") != 0 && strcmp(v, "disk") != 0) {
-                        *error = g_strdup_printf("[Attempt] SleepState=%s: expected mem, freeze or disk", v);
-                        r = -EINVAL;
-                } else if (v) {
-                        g_strlcpy(c->sleep_state, v, sizeof c->sleep_state);
-                }
+                static const char *const states[] = { "mem", "freeze", "disk", NULL };
+                r = get_choice(kf, "Attempt", "SleepState", states, c->sleep_state, sizeof c->sleep_state, error);
         }
         if (r == 0) {
-                g_autofree char *v = g_key_file_get_value(kf, "Kernel", "SleepMode", NULL);
-                if (v && strcmp(g_strstrip(v), "auto") != 0 && strcmp(v, "direct") != 0 &&
-                    strcmp(v, "cooperative") != 0) {
-                        *error = g_strdup_printf("[Kernel] SleepMode=%s: expected auto, direct or cooperative", v);
-                        r = -EINVAL;
-                } else if (v) {
-                        g_strlcpy(c->sleep_mode, v, sizeof c->sleep_mode);
-                }
+                static const char *const modes[] = { "auto", "direct", "cooperative", NULL };
+                r = get_choice(kf, "Kernel", "SleepMode", modes, c->sleep_mode, sizeof c->sleep_mode, error);
         }
         if (r == 0) {
-                g_autofree char *v = g_key_file_get_value(kf, "Logind", "Inhibitors", NULL);
-                if (v && strcmp(g_strstrip(v), "yes") != 0 && strcmp(v, "no") != 0) {
-                        *error = g_strdup_printf("[Logind] Inhibitors=%s: expected yes or no", v);
-                        r = -EINVAL;
-                } else if (v) {
+                static const char *const yes_no[] = { "yes", "no", NULL };
+                char v[4] = "";
+                r = get_choice(kf, "Logind", "Inhibitors", yes_no, v, sizeof v, error);
+                if (r == 0 && v[0])
                         c->logind_inhibitors = strcmp(v, "yes") == 0;
-                }
         }
         if (warnings && warn->len)
                 *warnings = g_string_free(warn, FALSE);
