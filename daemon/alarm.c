@@ -124,6 +124,8 @@ static void alarm_changed(Daemon *d, const Alarm *a, const char *change)
         sdp_add_u64(&ev, "alarm", a->id);
         sdp_add(&ev, "name", a->name);
         sdp_add(&ev, "change", change);
+        if (a->next > 0)
+                sdp_add_u64(&ev, "next", (uint64_t)a->next);
         events_to_monitors(d, &ev);
 }
 
@@ -256,6 +258,8 @@ static void fire(Daemon *d, Alarm *a, uint64_t woke_attempt)
         log_info("alarm %s (uid %u) fired; holding for %s", a->name, (unsigned)a->owner,
                  a->command ? "its command" : "its hold time");
         alarm_changed(d, a, "fired");
+        if (a->cron)
+                alarm_changed(d, a, "rescheduled");
         sdp_message_init(&ev, SDP_ALARM_FIRED);
         sdp_add_u64(&ev, "alarm", a->id);
         sdp_add(&ev, "name", a->name);
@@ -298,8 +302,9 @@ static gboolean on_timerfd(gint fd, GIOCondition cond, gpointer data)
                 time_t now = time(NULL);
                 for (guint i = 0; i < d->alarms->len; i++) {
                         Alarm *a = g_ptr_array_index(d->alarms, i);
-                        if (a->cron && a->next > now)
-                                a->next = compute_next(a, now);
+                        time_t before = a->next;
+                        if (a->cron && a->next > now && (a->next = compute_next(a, now)) != before)
+                                alarm_changed(d, a, "rescheduled");
                 }
         }
         /* During a suspend the resume path fires the alarms, with the attempt id. */

@@ -59,9 +59,12 @@ int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char
 int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
 {
         g_autofree char *key = key_of(src, client, id);
+        g_autofree char *stored_key = NULL;
+        g_autofree Blocker *b = NULL;
         SdpMessage ev;
 
-        if (!g_hash_table_remove(d->blockers, key))
+        /* stolen, not removed: the unblocked event still names the reason */
+        if (!g_hash_table_steal_extended(d->blockers, key, (gpointer *)&stored_key, (gpointer *)&b))
                 return -ENOENT;
         if (src != BLOCKER_ALARM) {
                 Client *c = g_hash_table_lookup(d->clients, GUINT_TO_POINTER(client));
@@ -77,6 +80,7 @@ int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
         sdp_message_init(&ev, SDP_UNBLOCKED);
         sdp_add_u64(&ev, "client", client);
         sdp_add_u64(&ev, "id", id);
+        sdp_add(&ev, "reason", b->reason);
         sdp_add(&ev, "source", blocker_source_name(src));
         events_to_monitors(d, &ev);
         attempt_reevaluate(d);

@@ -2,6 +2,7 @@
  * datagrams with their fds, and a bounded output queue (a peer that stops reading is cut off,
  * never buffered without bound). */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -225,6 +226,14 @@ void client_reply_error(Client *c, uint64_t seq, SdpError code, const char *fiel
         client_send(c, &m);
 }
 
+/* A SOCK_SEQPACKET read of 0 bytes is either end of file or an empty datagram; only the
+ * first sets the receive-shutdown flag that POLLRDHUP reports. */
+static bool peer_closed(int fd)
+{
+        struct pollfd pfd = { .fd = fd, .events = POLLRDHUP };
+        return poll(&pfd, 1, 0) != 0;
+}
+
 void client_read(Client *c)
 {
         for (int i = 0; i < MAX_MESSAGES_PER_WAKE && !c->closing; i++) {
@@ -255,10 +264,11 @@ void client_read(Client *c)
                         client_disconnect(c, g_strerror(errno));
                         return;
                 }
-                if (n == 0 && mh.msg_controllen == 0) {
+                if (n == 0 && mh.msg_controllen == 0 && peer_closed(c->fd)) {
                         client_disconnect(c, NULL);   /* end of file: the peer closed */
                         return;
                 }
+                /* else an empty datagram: decoded below, it is a bad-message */
                 for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
                         if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
                                 size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -291,14 +301,10 @@ void client_read(Client *c)
                                            MAX_FDS_PER_MESSAGE);
                         continue;
                 }
-                if (sdp_decode(&m, buf, (size_t)n, &p) < 0 || sdp_type_kind(m.type) != SDP_REQUEST) {
+                if (sdp_decode_request(&m, buf, (size_t)n, &p) < 0) {
                         uint64_t seq = sdp_get_u64_or(&m, "seq", 0);
                         for (size_t j = 0; j < n_fds; j++)
                                 close(fds[j]);
-                        if (p.code == SDP_E_NONE) {
-                                p.code = SDP_E_UNKNOWN_REQUEST;
-                                snprintf(p.text, sizeof p.text, "%s is not a request", sdp_type_name(m.type));
-                        }
                         client_reply_error(c, seq > 0xffffffffu ? 0 : seq, p.code, p.field, NULL, NULL, "%s", p.text);
                         continue;
                 }

@@ -60,7 +60,7 @@ static void set_list(PolicyList *l, const char *text, GString *warnings, const c
                         struct group *g = getgrnam(*i + 1);
                         if (!g) {
                                 unsigned long v = strtoul(*i + 1, &end, 10);
-                                if (*end || end == *i + 1) {
+                                if (*end || !g_ascii_isdigit((*i)[1])) {
                                         if (warnings)
                                                 g_string_append_printf(warnings, "[Policy] %s: unknown group %s\n", key, *i + 1);
                                         continue;
@@ -74,7 +74,7 @@ static void set_list(PolicyList *l, const char *text, GString *warnings, const c
                         struct passwd *p = getpwnam(*i);
                         if (!p) {
                                 unsigned long v = strtoul(*i, &end, 10);
-                                if (*end || end == *i) {
+                                if (*end || !g_ascii_isdigit(**i)) {
                                         if (warnings)
                                                 g_string_append_printf(warnings, "[Policy] %s: unknown user %s\n", key, *i);
                                         continue;
@@ -173,8 +173,10 @@ static int get_uint(GKeyFile *kf, const char *group, const char *key, unsigned l
         if (!v)
                 return 0;
         g_strstrip(v);
+        errno = 0;
         n = strtoul(v, &end, 10);
-        if (!*v || *end || n < lo || n > hi) {
+        /* strtoul takes a sign and wraps "-1" around: only plain digits are an integer here */
+        if (!g_ascii_isdigit(*v) || *end || errno || n < lo || n > hi) {
                 *error = g_strdup_printf("[%s] %s=%s: expected an integer from %u to %u", group, key, v, lo, hi);
                 return -EINVAL;
         }

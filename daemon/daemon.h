@@ -68,7 +68,8 @@ struct Client {
         char name[65];
         gint64 since;
         bool hello;
-        unsigned version;
+        unsigned version;          /* negotiated */
+        uint64_t hello_version;    /* what the first hello asked for */
         bool watching, monitoring;
         char watch_name[65];
         unsigned budget_ms;

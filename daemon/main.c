@@ -133,7 +133,9 @@ int main(int argc, char **argv)
                 passed = SD_LISTEN_FDS_START;
         r = server_start(d, passed);
         if (r < 0) {
-                log_err("cannot listen on %s: %s", socket_path, g_strerror(-r));
+                log_err("cannot listen on %s: %s", socket_path,
+                        r == -EEXIST ? "the path exists and is not a socket" :
+                        r == -EADDRINUSE ? "another suspendd is listening there" : g_strerror(-r));
                 return 1;
         }
         daemon_init_modules(d);

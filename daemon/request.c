@@ -28,12 +28,14 @@ static void handle_hello(Client *c, uint64_t seq, const SdpMessage *m)
         const char *name = sdp_get(m, "name");
         SdpMessage ok;
 
-        if (c->hello && version != c->version) {
+        if (c->hello && v != c->hello_version) {
                 client_reply_error(c, seq, SDP_E_BAD_VERSION, "version", NULL, NULL,
-                                   "this connection already speaks version %u", c->version);
+                                   "this connection said hello version=%llu and speaks version %u",
+                                   (unsigned long long)c->hello_version, c->version);
                 return;
         }
         c->hello = true;
+        c->hello_version = v;
         c->version = version;
         if (name)
                 g_strlcpy(c->name, name, sizeof c->name);
@@ -177,6 +179,8 @@ static void handle_fd_remove(Client *c, uint64_t seq, const SdpMessage *m)
 {
         uint32_t id = (uint32_t)sdp_get_u64_or(m, "id", 0);
         RegisteredFd *r = g_hash_table_lookup(c->fds, GUINT_TO_POINTER(id));
+        if (!allowed(c, seq, POLICY_WATCH))
+                return;
         if (!r) {
                 client_reply_error(c, seq, SDP_E_NOT_FOUND, "id", NULL, NULL, "no fd %u", id);
                 return;
@@ -304,7 +308,8 @@ static void handle_alarm_add(Client *c, uint64_t seq, const SdpMessage *m)
         if (!allowed(c, seq, POLICY_ALARM))
                 return;
         if (alarm_add(c->d, c, m, &a, &code, err, sizeof err) < 0) {
-                const char *field = code == SDP_E_BAD_FIELD ? (sdp_get(m, "cron") ? "cron" : sdp_get(m, "at") ? "at" : NULL) : NULL;
+                const char *field = code == SDP_E_BAD_FIELD ? (sdp_get(m, "cron") ? "cron" : sdp_get(m, "at") ? "at" : NULL)
+                                  : code == SDP_E_EXISTS ? "name" : NULL;
                 const char *limit = code == SDP_E_LIMIT_EXCEEDED ? (strstr(err, "per user") ? "alarms-per-user" : "alarms") : NULL;
                 client_reply_error(c, seq, code, field, limit ? "limit" : NULL, limit, "%s", err);
                 return;

@@ -151,11 +151,34 @@ static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)
         return G_SOURCE_CONTINUE;
 }
 
+/* Only a socket nobody listens on (left by a run that died) is ours to remove: never a regular
+ * file given by mistake, never the live socket of another daemon. */
+static int remove_stale_socket(const char *path)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct stat st;
+        int probe, r;
+
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISSOCK(st.st_mode))
+                return -EEXIST;
+        strcpy(sa.sun_path, path);
+        probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (probe < 0)
+                return -errno;
+        r = connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0 ? -EADDRINUSE : 0;
+        close(probe);
+        if (r == 0 && unlink(path) < 0 && errno != ENOENT)
+                r = -errno;
+        return r;
+}
+
 static int listen_on(const char *path)
 {
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         g_autofree char *dir = g_path_get_dirname(path);
-        int fd;
+        int fd, r;
 
         if (strlen(path) >= sizeof sa.sun_path)
                 return -ENAMETOOLONG;
@@ -165,10 +188,14 @@ static int listen_on(const char *path)
         fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
-        unlink(path);   /* a stale socket of a previous run */
+        r = remove_stale_socket(path);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
         if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || chmod(path, 0666) < 0 ||
             listen(fd, 128) < 0) {
-                int r = -errno;
+                r = -errno;
                 close(fd);
                 return r;
         }

@@ -305,7 +305,7 @@ int sdp_validate(const SdpMessage *msg, SdpProblem *p)
         return 0;
 }
 
-int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
+static int decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p, bool requests_only)
 {
         const char *s = buf, *end;
         const char *verb;
@@ -335,6 +335,10 @@ int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
         if (msg->type == SDP_TYPE_INVALID)
                 return problem(p, SDP_E_UNKNOWN_REQUEST, NULL, "unknown message '%.*s'",
                                (int)((s - verb) > 40 ? 40 : (s - verb)), verb);
+        /* A reply or event verb sent to the daemon is not a request, whatever its fields. */
+        if (requests_only && sdp_type_kind(msg->type) != SDP_REQUEST)
+                return problem(p, SDP_E_UNKNOWN_REQUEST, NULL, "%s is not a request",
+                               sdp_type_name(msg->type));
 
         while (s < end) {
                 const char *key;
@@ -345,7 +349,7 @@ int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
                 while (s < end && *s == ' ')
                         s++;
                 if (s == end)
-                        break;
+                        return problem(p, SDP_E_BAD_MESSAGE, NULL, "trailing space");
                 key = s;
                 while (s < end && is_key_char(*s))
                         s++;
@@ -410,12 +414,22 @@ int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
         return sdp_validate(msg, p);
 }
 
+int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
+{
+        return decode(msg, buf, len, p, false);
+}
+
+int sdp_decode_request(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
+{
+        return decode(msg, buf, len, p, true);
+}
+
 static bool needs_quotes(const char *v)
 {
         if (!*v)
                 return true;
         for (; *v; v++)
-                if (!is_bare_char(*v))
+                if (!is_bare_char(*v) && (unsigned char)*v < 0x80)   /* UTF-8 is bare (§3) */
                         return true;
         return false;
 }

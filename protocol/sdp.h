@@ -136,6 +136,9 @@ SdpError sdp_error_from_name(const char *name);
  * which a client should treat as "ignore this message".
  * Returns 0, or -EINVAL with *problem filled in. */
 int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *problem);
+/* The daemon's side: as sdp_decode(), but a verb that is not a request (a reply or an event
+ * sent to the daemon) is SDP_E_UNKNOWN_REQUEST before any of its fields is looked at. */
+int sdp_decode_request(SdpMessage *msg, const void *buf, size_t len, SdpProblem *problem);
 
 /* --- building and encoding --- */
 void sdp_message_init(SdpMessage *msg, SdpType type);

@@ -115,6 +115,39 @@ START_TEST(test_encode_quotes_what_needs_it)
 }
 END_TEST
 
+START_TEST(test_encode_leaves_utf8_bare)
+{
+        SdpProblem p;
+        sdp_message_init(&msg, SDP_BLOCK);
+        ck_assert_int_eq(sdp_add_u64(&msg, "id", 1), 0);
+        ck_assert_int_eq(sdp_add(&msg, "reason", "caf\xc3\xa9"), 0);
+        ck_assert_int_gt(sdp_encode(&msg, wire, sizeof wire, &p), 0);
+        ck_assert_str_eq(wire, "block id=1 reason=caf\xc3\xa9");   /* UTF8-nonascii is bare (§3) */
+        round_trip(wire, SDP_BLOCK);
+}
+END_TEST
+
+/* The daemon's decoder: a reply or event verb is not a request, whatever its fields say. */
+START_TEST(test_decode_request_only)
+{
+        static const char *const not_requests[] = {
+                "ok", "ok seq=5", "suspending seq=5 attempt=1", "mode-changed mode=x",
+                "error seq=1 code=internal message=x", "item", "blocked client=1 id=1",
+        };
+        SdpProblem p;
+        for (size_t i = 0; i < sizeof not_requests / sizeof *not_requests; i++) {
+                const char *t = not_requests[i];
+                ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), &p), -EINVAL);
+                ck_assert_msg(p.code == SDP_E_UNKNOWN_REQUEST, "'%s' gave %s", t, sdp_error_name(p.code));
+        }
+        ck_assert_int_eq(sdp_decode_request(&msg, "ping seq=2", 10, &p), 0);
+        ck_assert_int_eq(sdp_decode_request(&msg, "frob seq=2", 10, &p), -EINVAL);
+        ck_assert_int_eq(p.code, SDP_E_UNKNOWN_REQUEST);
+        ck_assert_int_eq(sdp_decode_request(&msg, "ping seq=2 x=1", 14, &p), -EINVAL);
+        ck_assert_int_eq(p.code, SDP_E_UNKNOWN_FIELD);
+}
+END_TEST
+
 START_TEST(test_encode_refuses_invalid)
 {
         SdpProblem p;
@@ -148,6 +181,9 @@ START_TEST(test_syntax_errors)
         ck_assert_int_eq(rejected("block id=1 reason=\"tab\there\""), SDP_E_BAD_MESSAGE);
         ck_assert_int_eq(rejected("block\tid=1"), SDP_E_BAD_MESSAGE);
         ck_assert_int_eq(rejected("block id=1\n\n"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("ping seq=1 "), SDP_E_BAD_MESSAGE);      /* §3: nothing may follow */
+        ck_assert_int_eq(rejected("ping "), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("ping seq=1 \n"), SDP_E_BAD_MESSAGE);
         {
                 static const char nul[] = "block id=1 reason=\"a\0b\"";
                 SdpProblem p;
@@ -252,6 +288,8 @@ int main(void)
         tcase_add_test(tc, test_line_terminator_and_spaces);
         tcase_add_test(tc, test_encode_quotes_what_needs_it);
         tcase_add_test(tc, test_encode_refuses_invalid);
+        tcase_add_test(tc, test_encode_leaves_utf8_bare);
+        tcase_add_test(tc, test_decode_request_only);
         tcase_add_test(tc, test_syntax_errors);
         tcase_add_test(tc, test_schema_errors);
         tcase_add_test(tc, test_limits);
