@@ -88,6 +88,52 @@ int64_t cli_parse_time(const char *s, time_t now)
         return -1;
 }
 
+char *cli_reason(const char *text)
+{
+        GString *out = g_string_new(NULL);
+        const char *p = text, *end = text + strlen(text);
+        gsize cut;
+
+        while (p < end) {
+                gunichar ch = g_utf8_get_char_validated(p, end - p);
+                if (ch == (gunichar)-1 || ch == (gunichar)-2) {
+                        ch = '?';
+                        p++;
+                } else {
+                        p = g_utf8_next_char(p);
+                }
+                g_string_append_unichar(out, ch < 0x20 || ch == 0x7f ? ' ' : ch);
+        }
+        if (out->len <= CLI_REASON_MAX)
+                return g_string_free(out, FALSE);
+        cut = CLI_REASON_MAX - 3;
+        while (cut > 0 && (out->str[cut] & 0xc0) == 0x80)   /* not inside a character */
+                cut--;
+        g_string_truncate(out, cut);
+        g_string_append(out, "...");
+        return g_string_free(out, FALSE);
+}
+
+gboolean cli_json_is_number(const char *type, const char *key, const char *value)
+{
+        static const char *const integer_keys[] = {
+                "id", "client", "pid", "uid", "owner", "since", "started", "next", "at", "hold",
+                "hold_ms", "fired", "attempt", "slept_ms", "duration_ms", "deadline_ms", "budget_ms",
+                "late", "asked", "notify_us", "backoff_ms", "items", "version", "attempts",
+                "suspends", "aborts", "dark_resumes", "clients", "blockers", "late_watchers",
+                "holders", "alarm",
+        };
+        gboolean known = FALSE;
+
+        for (size_t i = 0; i < G_N_ELEMENTS(integer_keys); i++)
+                known = known || strcmp(key, integer_keys[i]) == 0;
+        /* `alarm` is an id, except in `resumed` where it names the alarm that woke the machine */
+        if (!known || (strcmp(key, "alarm") == 0 && strcmp(type, "resumed") == 0))
+                return FALSE;
+        return *value && strspn(value, "0123456789") == strlen(value) && strlen(value) < 16 &&
+               (value[0] != '0' || !value[1]);
+}
+
 char *cli_json_string(const char *s)
 {
         GString *out = g_string_new("\"");

@@ -140,8 +140,12 @@ static gboolean send_msg(SuspendctlClient *c, const SdpMessage *m, const int *fd
         struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
         if (n < 0) {
-                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_BAD_FIELD, "%s",
-                            n == -ENOSPC ? "message too long" : p.text);
+                if (n == -ENOSPC)
+                        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_TOO_LARGE,
+                                    "request over %u bytes", SDP_MAX_MESSAGE);
+                else   /* the protocol's own code: BAD_FIELD, CONFLICTING_FIELDS, MISSING_FIELD */
+                        g_set_error(error, SUSPENDCTL_ERROR,
+                                    p.code != SDP_E_NONE ? (gint)p.code : SUSPENDCTL_ERROR_BAD_FIELD, "%s", p.text);
                 return FALSE;
         }
         if (c->dead)
@@ -249,6 +253,12 @@ static gboolean call(SuspendctlClient *c, SdpMessage *req, const int *fd, GPtrAr
                         queue_event(c, &m);
                         continue;
                 }
+                /* A refused connection (too many clients) is answered with seq=0 before our
+                 * hello is read: that error is the answer to the hello. */
+                if (m.type == SDP_ERROR && c->id == 0 && sdp_get_u64_or(&m, "seq", 0) == 0) {
+                        error_from_reply(&m, error);
+                        break;
+                }
                 if (sdp_get_u64_or(&m, "seq", 0) != seq) {
                         if (m.type == SDP_ERROR)
                                 queue_event(c, &m);
@@ -274,6 +284,23 @@ static gboolean call(SuspendctlClient *c, SdpMessage *req, const int *fd, GPtrAr
                 *items = NULL;
         }
         return FALSE;
+}
+
+/* A daemon over its connection limits answers a new connection with one error and closes it,
+ * maybe before our hello was sent (EPIPE): that queued error is the real answer. */
+static void refusal_instead(SuspendctlClient *c, GError **error)
+{
+        char buf[SDP_MAX_MESSAGE + 1];
+        SdpMessage m;
+        ssize_t n;
+
+        if (!error || !*error || !g_error_matches(*error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_DISCONNECTED))
+                return;
+        n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+        if (n > 0 && sdp_decode(&m, buf, (size_t)n, NULL) == 0 && m.type == SDP_ERROR) {
+                g_clear_error(error);
+                error_from_reply(&m, error);
+        }
 }
 
 SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *name, GError **error)
@@ -311,6 +338,7 @@ SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *nam
         if (name)
                 sdp_add(&m, "name", name);
         if (!call(c, &m, NULL, NULL, &reply, error)) {
+                refusal_instead(c, error);
                 suspendctl_client_free(c);
                 return NULL;
         }

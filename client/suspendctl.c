@@ -43,6 +43,13 @@ static const char *const usage_text =
 "Exit status: 0 success; 1 refused by the daemon or the attempt aborted; 2 bad arguments;\n"
 "3 suspendd not running; 4 permission denied. block and disable return CMD's status.\n";
 
+/* The default reason of block/disable: the command line, made to fit a protocol reason. */
+static char *joined_reason(char **argv)
+{
+        g_autofree char *line = g_strjoinv(" ", argv);
+        return cli_reason(line);
+}
+
 static int usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static int usage_error(const char *fmt, ...)
 {
@@ -88,7 +95,7 @@ static bool wants_help(int argc, char **argv)
         return false;
 }
 
-/* COMMAND --help: the usage lines of that command, then the common part. */
+/* COMMAND --help: the usage lines of that command and a pointer to the manual. */
 static int print_help(const char *cmd)
 {
         gchar **lines = g_strsplit(usage_text, "\n", -1);
@@ -120,7 +127,7 @@ static void json_record(GString *out, const SuspendctlRecord *r)
                 suspendctl_record_field(r, i, &k, &v);
                 if (strcmp(k, "seq") == 0 || strcmp(k, "type") == 0)
                         continue;
-                if (*v && strspn(v, "0123456789") == strlen(v) && strlen(v) < 16 && (v[0] != '0' || !v[1])) {
+                if (cli_json_is_number(suspendctl_record_type(r), k, v)) {
                         n = g_ascii_strtoull(v, NULL, 10);
                         g_string_append_printf(out, ",\"%s\":%llu", k, (unsigned long long)n);
                 } else {
@@ -149,6 +156,8 @@ static char *format_time(uint64_t t)
         time_t tt = (time_t)t;
         struct tm tm;
         char buf[64];
+        if (t == 0)
+                return g_strdup("-");   /* a fired one-shot alarm still holding: no next run */
         localtime_r(&tt, &tm);
         strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
         return g_strdup(buf);
@@ -210,7 +219,7 @@ static void print_status(GPtrArray *items)
                         continue;
                 next = format_time(suspendctl_record_get_u64(r, "next", 0));
                 printf("  #%s %-16s uid %-5s next %s  %s%s%s  hold %ss%s%s%s\n", get(r, "id"), get(r, "name"),
-                       get(r, "owner"), suspendctl_record_get_u64(r, "next", 0) ? next : "-",
+                       get(r, "owner"), next,
                        *get(r, "cron") ? "cron \"" : "once", get(r, "cron"), *get(r, "cron") ? "\"" : "",
                        get(r, "hold"), *get(r, "command") ? "  command: " : "", get(r, "command"),
                        strcmp(get(r, "holding"), "1") == 0 ? "  [HOLDING]" : "");
@@ -377,7 +386,7 @@ static int cmd_block(int argc, char **argv)
                         return usage_error("block: unexpected argument '%s'", argv[i]);
         }
         if (!why)
-                why = auto_why = g_strjoinv(" ", argv + cmd);
+                why = auto_why = joined_reason(argv + cmd);
         if (!(c = connect_or_fail(&rc)))
                 return rc;
         /* acknowledged: the block is in place before the command starts */
@@ -517,7 +526,7 @@ static int cmd_disable(int argc, char **argv)
                         return usage_error("disable: unexpected argument '%s'", argv[i]);
         }
         if (!h.why)
-                h.why = auto_why = g_strjoinv(" ", argv + cmd);
+                h.why = auto_why = joined_reason(argv + cmd);
         if (!(h.client = connect_or_fail(&rc)))
                 return rc;
         if (!suspendctl_client_disable(h.client, h.why, &error)) {
@@ -557,17 +566,19 @@ static int cmd_alarm(int argc, char **argv)
                         else if (strcmp(a, "--at") == 0) {
                                 if ((at = cli_parse_time(v, time(NULL))) < 0)
                                         return usage_error("alarm add: bad time '%s' (YYYY-MM-DD HH:MM[:SS], HH:MM or @UNIX)", v);
+                                if (at <= time(NULL))
+                                        return usage_error("alarm add: --at %s is not in the future", v);
                                 given++;
                         } else if (strcmp(a, "--in") == 0) {
-                                if ((in = cli_parse_duration(v)) <= 0)
-                                        return usage_error("alarm add: bad duration '%s' (e.g. 90, 90s, 5m, 2h, 1d, 1h30m)", v);
+                                if ((in = cli_parse_duration(v)) <= 0 || in > 315360000)
+                                        return usage_error("alarm add: bad duration '%s' (e.g. 90, 90s, 5m, 2h, 1d, 1h30m; at most 3650d)", v);
                                 given++;
                         } else if (strcmp(a, "--cron") == 0) {
                                 cron = v;
                                 given++;
                         } else if (strcmp(a, "--hold") == 0) {
-                                if ((hold = cli_parse_duration(v)) <= 0)
-                                        return usage_error("alarm add: bad hold duration '%s'", v);
+                                if ((hold = cli_parse_duration(v)) <= 0 || hold > 86400)
+                                        return usage_error("alarm add: bad hold duration '%s' (1s to 1d)", v);
                         } else
                                 return usage_error("alarm add: unexpected argument '%s'", a);
                         i++;
@@ -624,13 +635,23 @@ static int cmd_alarm(int argc, char **argv)
                 return 0;
         }
         if (strcmp(argv[1], "cancel") == 0) {
-                bool numeric;
+                bool numeric, ok;
                 if (argc != 3)
                         return usage_error("alarm cancel: give one alarm NAME or ID");
-                numeric = strspn(argv[2], "0123456789") == strlen(argv[2]);
+                if (!argv[2][0])
+                        return usage_error("alarm cancel: the alarm NAME or ID is empty");
+                numeric = strspn(argv[2], "0123456789") == strlen(argv[2]) && strlen(argv[2]) <= 10 &&
+                          g_ascii_strtoull(argv[2], NULL, 10) >= 1 && g_ascii_strtoull(argv[2], NULL, 10) <= G_MAXUINT32;
                 if (!(c = connect_or_fail(&rc)))
                         return rc;
-                if (!suspendctl_client_alarm_cancel(c, numeric ? (guint32)atol(argv[2]) : 0, numeric ? NULL : argv[2], &error)) {
+                /* A name first (digits make a valid name too); a number that names none of the
+                 * caller's alarms is an id. */
+                ok = suspendctl_client_alarm_cancel(c, 0, argv[2], &error);
+                if (!ok && numeric && g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_NOT_FOUND)) {
+                        g_clear_error(&error);
+                        ok = suspendctl_client_alarm_cancel(c, (guint32)g_ascii_strtoull(argv[2], NULL, 10), NULL, &error);
+                }
+                if (!ok) {
                         suspendctl_client_free(c);
                         return fail(error);
                 }
@@ -739,7 +760,8 @@ static int cmd_watch(int argc, char **argv)
                         if (status == 0) {
                                 suspendctl_client_ready(c, attempt, NULL);
                         } else {
-                                g_autofree char *why = g_strdup_printf("%s exited with status %d", argv[cmd], status);
+                                g_autofree char *text = g_strdup_printf("%s exited with status %d", argv[cmd], status);
+                                g_autofree char *why = cli_reason(text);
                                 suspendctl_client_veto(c, attempt, why, NULL);
                         }
                 }
@@ -783,6 +805,8 @@ int main(int argc, char **argv)
                         i++;
                         continue;
                 }
+                if (strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0)
+                        return usage_error("%s needs a PATH", argv[i]);
                 return usage_error("unknown option '%s'", argv[i]);
         }
         if (i >= argc)

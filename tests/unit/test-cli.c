@@ -120,6 +120,52 @@ static void duration_is(uint64_t ms, const char *want)
         g_free(got);
 }
 
+START_TEST(test_reason)
+{
+        char long_line[600];
+        g_autofree char *plain = cli_reason("make -j8");
+        g_autofree char *ctl = cli_reason("a\nb\tc");
+        g_autofree char *bad = cli_reason("x\xffy");
+        g_autofree char *cut = NULL, *exact = NULL, *utf8 = NULL;
+        ck_assert_str_eq(plain, "make -j8");
+        ck_assert_str_eq(ctl, "a b c");
+        ck_assert_str_eq(bad, "x?y");
+        memset(long_line, 'x', sizeof long_line - 1);
+        long_line[sizeof long_line - 1] = '\0';
+        cut = cli_reason(long_line);
+        ck_assert_uint_eq(strlen(cut), CLI_REASON_MAX);
+        ck_assert(g_str_has_suffix(cut, "..."));
+        long_line[CLI_REASON_MAX] = '\0';   /* exactly the limit: kept whole */
+        exact = cli_reason(long_line);
+        ck_assert_str_eq(exact, long_line);
+        /* cut at a character boundary: 2-byte characters, never half of one */
+        {
+                GString *g = g_string_new(NULL);
+                for (int i = 0; i < 200; i++)
+                        g_string_append(g, "\xc3\xa9");
+                utf8 = cli_reason(g->str);
+                g_string_free(g, TRUE);
+        }
+        ck_assert(strlen(utf8) <= CLI_REASON_MAX);
+        ck_assert(g_utf8_validate(utf8, -1, NULL));
+        ck_assert(g_str_has_suffix(utf8, "\xc3\xa9..."));
+}
+END_TEST
+
+START_TEST(test_json_types)
+{
+        ck_assert(cli_json_is_number("alarm", "id", "3"));
+        ck_assert(cli_json_is_number("counters", "blockers", "12"));
+        ck_assert(!cli_json_is_number("alarm", "name", "2024"));     /* a name made of digits */
+        ck_assert(!cli_json_is_number("blocker", "reason", "42"));
+        ck_assert(!cli_json_is_number("resumed", "alarm", "2024"));  /* the alarm's name there */
+        ck_assert(cli_json_is_number("alarm-fired", "alarm", "7"));  /* its id here */
+        ck_assert(!cli_json_is_number("daemon", "version", "0.1.0"));
+        ck_assert(!cli_json_is_number("alarm", "id", "007"));
+        ck_assert(!cli_json_is_number("alarm", "id", ""));
+}
+END_TEST
+
 START_TEST(test_format_duration)
 {
         duration_is(0, "0 ms");
@@ -153,5 +199,7 @@ int main(void)
         tcase_add_test(tc, test_time_errors);
         tcase_add_test(tc, test_json_string);
         tcase_add_test(tc, test_format_duration);
+        tcase_add_test(tc, test_reason);
+        tcase_add_test(tc, test_json_types);
         return run_tap(s, tc);
 }
