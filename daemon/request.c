@@ -294,7 +294,8 @@ static void handle_disable(Client *c, uint64_t seq, const SdpMessage *m, bool di
         sdp_message_init(&ok, SDP_OK);
         sdp_add_u64(&ok, "seq", seq);
         sdp_add_u64(&ok, "holders", d->disable_holders);
-        sdp_add(&ok, "kernel", d->kernel_disabled ? "disabled" : d->features.has_sleep_mode ? "direct" : "absent");
+        sdp_add(&ok, "kernel", d->kernel_disabled ? "disabled" : !d->features.has_sleep_mode ? "absent"
+                               : cooperate_active(d) ? "cooperative" : "direct");
         client_send(c, &ok);
 }
 
