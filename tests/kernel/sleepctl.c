@@ -300,6 +300,35 @@ int main(void)
         ok(r == EINTR, "... until interrupted (exit %d)", r);
         reap(pid);
 
+        /* the count a cooperative transition saved does not outlive it: after a hibernation
+         * (pm_test freezer, which never consumes the count) a suspend still waits for a holder */
+        ioctl(fd, SLEEPCTL_RELAX);
+        ok(put(STATE, "disk") == 4, "cooperative, no holder: a hibernation (pm_test freezer) goes through");
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        pid = start_transition("mem");
+        ok(finished_within(pid, 1.0) == -1, "after it a suspend waits for a holder again (no stale saved count)");
+        ioctl(fd, SLEEPCTL_RELAX);
+        r = finished_within(pid, 10.0);
+        ok(r == 0, "... and goes through on RELAX (exit %d)", r);
+        reap(pid);
+
+        /* a hold taken without a timeout stays until RELAX: neither a timeout written since nor a
+         * repeated STAY_AWAKE turns it into a timed one */
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        t = 200;
+        r = (int)write(fd, &t, sizeof t);
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+        pid = start_transition("mem");
+        ok(r == 4 && finished_within(pid, 1.0) == -1,
+           "an indefinite hold outlives a 200 ms timeout written since and a repeated STAY_AWAKE");
+        ioctl(fd, SLEEPCTL_RELAX);
+        r = finished_within(pid, 10.0);
+        ok(r == 0, "... until RELAX (exit %d)", r);
+        reap(pid);
+        t = 0;
+        r = (int)write(fd, &t, sizeof t);
+        ioctl(fd, SLEEPCTL_STAY_AWAKE);
+
         /* disabled beats holders; direct ignores them for /sys/power/state */
         put(MODE, "disabled");
         ok(put(STATE, "mem") == -EAGAIN, "disabled with a holder: EAGAIN at once");
