@@ -167,7 +167,10 @@ static int remove_stale_socket(const char *path)
         probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
         if (probe < 0)
                 return -errno;
-        r = connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0 ? -EADDRINUSE : 0;
+        if (connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0)
+                r = -EADDRINUSE;        /* a live daemon */
+        else
+                r = errno == ECONNREFUSED ? 0 : -errno;   /* e.g. EPROTOTYPE: somebody else's */
         close(probe);
         if (r == 0 && unlink(path) < 0 && errno != ENOENT)
                 r = -errno;
