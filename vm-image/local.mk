@@ -8,13 +8,17 @@ VM_BASELINE_TESTS = \
 	tests/vm/pm-test.vmtest \
 	tests/vm/s3-wakeup.vmtest \
 	tests/vm/s2idle-rtc.vmtest
+# Not a guest test: vm-image/check-vm boots a guest that panics (tests/vm/panic.guest) and checks
+# that the harness reports it as a failure with the console kept.
+VM_HARNESS_TESTS = tests/vm/harness-panic.vmtest
 VM_PATCHED_TESTS = $(KERNEL_TESTS) $(GUEST_TESTS)
-VM_TESTS = $(VM_BASELINE_TESTS) $(VM_PATCHED_TESTS)
+VM_TESTS = $(VM_BASELINE_TESTS) $(VM_HARNESS_TESTS) $(VM_PATCHED_TESTS)
 
 EXTRA_DIST += vm-image/build-kernel vm-image/build-rootfs vm-image/run-guest vm-image/check-vm \
 	vm-image/replay-result vm-image/config-fragment vm-image/config-fragment-debug \
 	vm-image/guest/run-tests vm-image/guest/host-request vm-image/guest/suspendd-tests.service \
-	vm-image/README.md tests/vm/lib.sh $(VM_BASELINE_TESTS)
+	vm-image/README.md tests/vm/lib.sh $(VM_BASELINE_TESTS) tests/vm/panic.guest \
+	$(VM_HARNESS_TESTS)
 
 VM_RESULTS = $(abs_top_builddir)/vm-results
 check-vm: all
