@@ -1,4 +1,4 @@
-/* attempt.c — the attempt state machine (DESIGN §4, ARCHITECTURE.md):
+/* attempt.c — the attempt state machine (ARCHITECTURE.md):
  *
  *   IDLE → PREPARE (read wakeup_count, on a worker thread: it may block)
  *        → NOTIFY  (ask watchers and clients with readable fds; each has a budget)
@@ -477,7 +477,7 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                 finish_abort(d, reason, detail);
                 return;
         }
-        /* A user request wakes only on a user action: no alarms then (DESIGN §3). */
+        /* A user request wakes only on a user action: no alarms then (PROTOCOL.md §6.7). */
         d->armed_alarm = 0;
         if (d->features.rtc[0]) {
                 Alarm *a = d->current.kind == ATTEMPT_KIND_USER ? NULL : alarm_earliest(d);

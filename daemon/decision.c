@@ -1,4 +1,4 @@
-/* decision.c — see decision.h. The rules of DESIGN §3–§5 in one place. */
+/* decision.c — see decision.h. The rules of PROTOCOL.md §6–§7 in one place. */
 #include "decision.h"
 
 const char *attempt_kind_name(AttemptKind k)

@@ -59,7 +59,7 @@ START_TEST(test_hard_stops)
 }
 END_TEST
 
-/* DESIGN §3: a user request suspends regardless of blockers, alarms and back-off. */
+/* PROTOCOL.md §6.7: a user request suspends regardless of blockers, alarms and back-off. */
 START_TEST(test_user_request_is_forced)
 {
         DecisionInput in = idle();
