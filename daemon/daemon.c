@@ -26,6 +26,19 @@ Daemon *daemon_new(const char *state_dir, const char *socket_path)
         return d;
 }
 
+void daemon_free(Daemon *d)
+{
+        g_hash_table_destroy(d->blockers);
+        g_hash_table_destroy(d->monitors);
+        g_hash_table_destroy(d->clients);
+        g_hash_table_destroy(d->clients_by_fd);
+        if (d->loop)
+                g_main_loop_unref(d->loop);
+        if (d->sysfs && !d->reading_count)   /* else the worker still uses it until exit */
+                sysfs_free(d->sysfs);
+        g_free(d);
+}
+
 /* After the configuration, the kernel features, the persisted state and the listening socket. */
 void daemon_init_modules(Daemon *d)
 {

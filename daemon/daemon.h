@@ -213,6 +213,8 @@ struct Daemon {
 
 /* daemon.c */
 Daemon *daemon_new(const char *state_dir, const char *socket_path);   /* default configuration */
+/* The tables of daemon_new() and the kernel seam; what the modules own is freed by them first. */
+void daemon_free(Daemon *d);
 void daemon_init_modules(Daemon *d);
 
 /* log.c */

@@ -103,6 +103,7 @@ int main(int argc, char **argv)
 
         if (config_load(&d->cfg, config, &warnings, &error) < 0) {
                 log_err("configuration: %s", error);
+                daemon_free(d);
                 return 1;
         }
         if (warnings)
@@ -111,11 +112,13 @@ int main(int argc, char **argv)
         r = sysfs_open(root, &d->sysfs);
         if (r < 0 || (r = sysfs_detect(d->sysfs, &d->features)) < 0) {
                 log_err("cannot use the kernel interfaces under %s: %s", root, g_strerror(-r));
+                daemon_free(d);
                 return 1;
         }
         if (!sysfs_state_supported(&d->features, d->cfg.sleep_state)) {
                 log_err("the kernel does not offer '%s' in %s/sys/power/state (it offers '%s')",
                         d->cfg.sleep_state, root, d->features.states);
+                daemon_free(d);
                 return 1;
         }
         sysfs_describe_missing(&d->features, missing, sizeof missing);
@@ -136,6 +139,7 @@ int main(int argc, char **argv)
                 log_err("cannot listen on %s: %s", socket_path,
                         r == -EEXIST ? "the path exists and is not a socket" :
                         r == -EADDRINUSE ? "another suspendd is listening there" : g_strerror(-r));
+                daemon_free(d);
                 return 1;
         }
         daemon_init_modules(d);
@@ -193,13 +197,6 @@ int main(int argc, char **argv)
         server_stop(d);
         if (passed < 0)   /* only a socket we created ourselves; systemd owns a passed one */
                 unlink(socket_path);
-        g_hash_table_destroy(d->blockers);
-        g_hash_table_destroy(d->monitors);
-        g_hash_table_destroy(d->clients);
-        g_hash_table_destroy(d->clients_by_fd);
-        g_main_loop_unref(d->loop);
-        if (!d->reading_count)   /* else the worker still uses it until the process exits */
-                sysfs_free(d->sysfs);
-        g_free(d);
+        daemon_free(d);
         return 0;
 }
