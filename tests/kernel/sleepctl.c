@@ -325,6 +325,35 @@ int main(void)
         r = finished_within(pid, 10.0);
         ok(r == 0, "... until RELAX (exit %d)", r);
         reap(pid);
+
+        /* the holder is the open file description: a dup and a forked child share it, and only
+         * the last close releases it */
+        {
+                int h1 = holder(0), h2 = dup(h1), go[2] = { -1, -1 };
+                pid_t sharer = -1;
+                ioctl(h2, SLEEPCTL_STAY_AWAKE);
+                close(h1);
+                pid = start_transition("mem");
+                ok(h2 >= 0 && finished_within(pid, 1.0) == -1,
+                   "a dup keeps the hold after the original descriptor is closed");
+                if (pipe(go) == 0 && (sharer = fork()) == 0) {   /* shares h2 */
+                        char c;
+                        close(go[1]);
+                        if (read(go[0], &c, 1) < 0)
+                                _exit(1);
+                        _exit(0);   /* its copy of h2 goes here */
+                }
+                close(go[0]);
+                close(h2);
+                ok(sharer > 0 && finished_within(pid, 1.0) == -1,
+                   "a forked child still has it: after the parent's close the suspend still waits");
+                close(go[1]);   /* the child exits: the last reference */
+                if (sharer > 0)
+                        waitpid(sharer, NULL, 0);
+                r = finished_within(pid, 10.0);
+                ok(r == 0, "the child's exit, the last close, releases it (exit %d)", r);
+                reap(pid);
+        }
         t = 0;
         r = (int)write(fd, &t, sizeof t);
         ioctl(fd, SLEEPCTL_STAY_AWAKE);
