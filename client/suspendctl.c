@@ -636,12 +636,13 @@ static int cmd_alarm(int argc, char **argv)
         }
         if (strcmp(argv[1], "cancel") == 0) {
                 bool numeric, ok;
+                guint64 id;
                 if (argc != 3)
                         return usage_error("alarm cancel: give one alarm NAME or ID");
                 if (!argv[2][0])
                         return usage_error("alarm cancel: the alarm NAME or ID is empty");
-                numeric = strspn(argv[2], "0123456789") == strlen(argv[2]) && strlen(argv[2]) <= 10 &&
-                          g_ascii_strtoull(argv[2], NULL, 10) >= 1 && g_ascii_strtoull(argv[2], NULL, 10) <= G_MAXUINT32;
+                id = strlen(argv[2]) <= 10 ? g_ascii_strtoull(argv[2], NULL, 10) : 0;
+                numeric = strspn(argv[2], "0123456789") == strlen(argv[2]) && id >= 1 && id <= G_MAXUINT32;
                 if (!(c = connect_or_fail(&rc)))
                         return rc;
                 /* A name first (digits make a valid name too); a number that names none of the
@@ -649,7 +650,7 @@ static int cmd_alarm(int argc, char **argv)
                 ok = suspendctl_client_alarm_cancel(c, 0, argv[2], &error);
                 if (!ok && numeric && g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_NOT_FOUND)) {
                         g_clear_error(&error);
-                        ok = suspendctl_client_alarm_cancel(c, (guint32)g_ascii_strtoull(argv[2], NULL, 10), NULL, &error);
+                        ok = suspendctl_client_alarm_cancel(c, (guint32)id, NULL, &error);
                 }
                 if (!ok) {
                         suspendctl_client_free(c);
