@@ -11,14 +11,18 @@ VM_BASELINE_TESTS = \
 # Not a guest test: vm-image/check-vm boots a guest that panics (tests/vm/panic.guest) and checks
 # that the harness reports it as a failure with the console kept.
 VM_HARNESS_TESTS = tests/vm/harness-panic.vmtest
-VM_PATCHED_TESTS = $(KERNEL_TESTS) $(GUEST_TESTS)
+# The daemon's guest tests run against the installed Debian packages: the first installs them,
+# the last takes them through upgrade, remove and purge.
+VM_PACKAGE_FIRST = tests/guest/package-install.test
+VM_PACKAGE_LAST = tests/guest/package-lifecycle.test
+VM_PATCHED_TESTS = $(KERNEL_TESTS) $(VM_PACKAGE_FIRST) $(GUEST_TESTS) $(VM_PACKAGE_LAST)
 VM_TESTS = $(VM_BASELINE_TESTS) $(VM_HARNESS_TESTS) $(VM_PATCHED_TESTS)
 
 EXTRA_DIST += vm-image/build-kernel vm-image/build-rootfs vm-image/run-guest vm-image/check-vm \
 	vm-image/replay-result vm-image/config-fragment vm-image/config-fragment-debug \
 	vm-image/guest/run-tests vm-image/guest/host-request vm-image/guest/suspendd-tests.service \
 	vm-image/README.md tests/vm/lib.sh $(VM_BASELINE_TESTS) tests/vm/panic.guest \
-	$(VM_HARNESS_TESTS)
+	$(VM_HARNESS_TESTS) $(VM_PACKAGE_FIRST) $(VM_PACKAGE_LAST) tests/debs
 
 VM_RESULTS = $(abs_top_builddir)/vm-results
 check-vm: all
@@ -37,3 +41,9 @@ check-vm-debug: all
 	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS="$(KERNEL_TESTS)" TEST_SUITE_LOG=vm-debug-suite.log \
 		TEST_LOG_COMPILER="env VM_RESULTS=$(VM_DEBUG_RESULTS) $(top_srcdir)/vm-image/replay-result"
 .PHONY: check-vm check-vm-debug
+
+# The Debian packaging (debian/, built by tests/debs; the VM tier installs its packages).
+EXTRA_DIST += debian/changelog debian/control debian/copyright debian/rules debian/source/format \
+	debian/suspendd.install debian/suspendd.postinst debian/suspendd.postrm debian/suspendd.prerm \
+	debian/libsuspendctl0.install debian/libsuspendctl0.symbols debian/libsuspendctl-dev.install \
+	debian/not-installed
