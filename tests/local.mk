@@ -44,7 +44,8 @@ INTEGRATION_TESTS = \
 	tests/integration/policy-limits.test \
 	tests/integration/suspendctl.test \
 	tests/integration/robustness.test \
-	tests/integration/completion.test
+	tests/integration/completion.test \
+	tests/integration/hostile-input.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py
