@@ -171,9 +171,9 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
 
         g_strlcpy(d->current.result, "aborted", sizeof d->current.result);
         g_strlcpy(d->current.reason, reason, sizeof d->current.reason);
-        /* cut whole characters: the event and status carry it (issue 15) */
-        g_strlcpy(d->current.detail, detail ? detail : "", sizeof d->current.detail);
-        sdp_text_cut(d->current.detail, sizeof d->current.detail - 1);
+        /* valid text cut at a character boundary: the event and status carry it (it may name
+         * wakeup sources, which anyone may create, and clients' texts) */
+        sdp_text_sanitize(d->current.detail, sizeof d->current.detail, detail ? detail : "");
         detail = d->current.detail;
         d->current.ended_ms = wall_ms();
         d->n_aborts++;
@@ -238,8 +238,8 @@ static void work_out_wake(Daemon *d, bool *is_alarm_wake)
                 g_strlcpy(d->current.wake, "alarm", sizeof d->current.wake);
         else if (rtc)
                 g_strlcpy(d->current.wake, "rtc", sizeof d->current.wake);
-        else if (sources[0])
-                g_strlcpy(d->current.wake, sources, sizeof d->current.wake);
+        else if (sources[0])   /* names anyone may give (/sys/power/wake_lock): valid text */
+                sdp_text_sanitize(d->current.wake, sizeof d->current.wake, sources);
         else
                 g_strlcpy(d->current.wake, "unknown", sizeof d->current.wake);
 }

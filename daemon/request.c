@@ -16,9 +16,9 @@ static bool allowed(Reply *r, PolicyRule rule)
         if (policy_allows(cfg, rule, c->uid, c->gid, c->groups, c->n_groups))
                 return true;
         reply_error(r, SDP_E_PERMISSION_DENIED, NULL, "rule", policy_rule_name(rule),
-                           "policy rule '%s' does not allow uid %u (allowed: %s)",
-                           policy_rule_name(rule), (unsigned)c->uid,
-                           cfg->rules[rule].text[0] ? cfg->rules[rule].text : "root only");
+                    "policy rule '%s' does not allow uid %u (allowed: %s)",
+                    policy_rule_name(rule), (unsigned)c->uid,
+                    cfg->rules[rule].text[0] ? cfg->rules[rule].text : "root only");
         return false;
 }
 
@@ -32,8 +32,8 @@ static void handle_hello(Reply *r, const SdpMessage *m)
 
         if (c->hello && v != c->hello_version) {
                 reply_error(r, SDP_E_BAD_VERSION, "version", NULL, NULL,
-                                   "this connection said hello version=%llu and speaks version %u",
-                                   (unsigned long long)c->hello_version, c->version);
+                            "this connection said hello version=%llu and speaks version %u",
+                            (unsigned long long)c->hello_version, c->version);
                 return;
         }
         c->hello = true;
@@ -64,7 +64,7 @@ static void handle_block(Reply *r, const SdpMessage *m, bool block)
         if (block) {
                 if (c->n_blocks >= d->cfg.max_blocks_per_client) {
                         reply_error(r, SDP_E_LIMIT_EXCEEDED, NULL, "limit", "blocks-per-client",
-                                           "at most %u blocks per connection", d->cfg.max_blocks_per_client);
+                                    "at most %u blocks per connection", d->cfg.max_blocks_per_client);
                         return;
                 }
                 rc = blocker_add(d, BLOCKER_CLIENT, c, id, sdp_get(m, "reason"), c->pid, c->uid,
@@ -127,8 +127,8 @@ static void handle_answer(Reply *r, const SdpMessage *m, bool ready)
         if (!attempt_active(d) || d->state != ATTEMPT_NOTIFY || c->asked != attempt ||
             attempt != d->current.id || c->answered == attempt) {
                 reply_error(r, SDP_E_WRONG_ATTEMPT, "attempt", NULL, NULL,
-                                   "attempt %llu is not asking this connection",
-                                   (unsigned long long)attempt);
+                            "attempt %llu is not asking this connection",
+                            (unsigned long long)attempt);
                 return;
         }
         reply_ok(r, NULL);
@@ -148,7 +148,7 @@ static void handle_fd_add(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
                 goto close_all;
         if (n_fds != 1) {
                 reply_error(r, SDP_E_BAD_FD, NULL, NULL, NULL,
-                                   "fd-add carries exactly one descriptor, got %zu", n_fds);
+                            "fd-add carries exactly one descriptor, got %zu", n_fds);
                 goto close_all;
         }
         /* pollable: not a directory, and poll() accepts it */
@@ -164,7 +164,7 @@ static void handle_fd_add(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
         }
         if (g_hash_table_size(c->fds) >= d->cfg.max_fds_per_client) {
                 reply_error(r, SDP_E_LIMIT_EXCEEDED, NULL, "limit", "fds-per-client",
-                                   "at most %u fds per connection", d->cfg.max_fds_per_client);
+                            "at most %u fds per connection", d->cfg.max_fds_per_client);
                 goto close_all;
         }
         reg = g_new0(RegisteredFd, 1);
