@@ -30,10 +30,14 @@ static void read_comm(pid_t pid, char *buf, size_t size)
         if (fgets(buf, (int)size, f))
                 buf[strcspn(buf, "\n")] = '\0';
         fclose(f);
-        /* comm is chosen by the peer: keep it printable for logs and the protocol */
-        for (char *p = buf; *p; p++)
-                if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f || *p == '"')
-                        *p = '?';
+        /* comm is chosen by the peer and cut by the kernel at 15 bytes, maybe inside a character:
+         * drop a partial last character, then make it valid protocol text (PROTOCOL.md §6.14) */
+        {
+                char raw[64];
+                g_strlcpy(raw, buf, sizeof raw);
+                sdp_text_cut(raw, strlen(raw));
+                sdp_text_sanitize(buf, size, raw);
+        }
 }
 
 Client *client_new(Daemon *d, int fd)
