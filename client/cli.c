@@ -102,7 +102,8 @@ char *cli_reason(const char *text)
                 } else {
                         p = g_utf8_next_char(p);
                 }
-                g_string_append_unichar(out, ch < 0x20 || ch == 0x7f ? ' ' : ch);
+                /* C0, DEL and C1 are control characters to the protocol (PROTOCOL.md §3) */
+                g_string_append_unichar(out, ch < 0x20 || (ch >= 0x7f && ch <= 0x9f) ? ' ' : ch);
         }
         if (out->len <= CLI_REASON_MAX)
                 return g_string_free(out, FALSE);

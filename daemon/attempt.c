@@ -171,7 +171,10 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
 
         g_strlcpy(d->current.result, "aborted", sizeof d->current.result);
         g_strlcpy(d->current.reason, reason, sizeof d->current.reason);
-        g_strlcpy(d->current.detail, detail ? detail : "", sizeof d->current.detail);
+        /* valid text cut at a character boundary: the event and status carry it (it may name
+         * wakeup sources, which anyone may create, and clients' texts) */
+        sdp_text_sanitize(d->current.detail, sizeof d->current.detail, detail ? detail : "");
+        detail = d->current.detail;
         d->current.ended_ms = wall_ms();
         d->n_aborts++;
         log_msg(5, id, "attempt %llu (%s) aborted: %s%s%s", (unsigned long long)id,
@@ -235,8 +238,8 @@ static void work_out_wake(Daemon *d, bool *is_alarm_wake)
                 g_strlcpy(d->current.wake, "alarm", sizeof d->current.wake);
         else if (rtc)
                 g_strlcpy(d->current.wake, "rtc", sizeof d->current.wake);
-        else if (sources[0])
-                g_strlcpy(d->current.wake, sources, sizeof d->current.wake);
+        else if (sources[0])   /* names anyone may give (/sys/power/wake_lock): valid text */
+                sdp_text_sanitize(d->current.wake, sizeof d->current.wake, sources);
         else
                 g_strlcpy(d->current.wake, "unknown", sizeof d->current.wake);
 }
@@ -470,7 +473,7 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                 if (strcmp(reason, "vetoed") == 0)
                         g_strlcpy(detail, d->veto_reason, sizeof detail);
                 else if (strcmp(reason, "blocked") == 0) {
-                        g_autofree char *who = blocker_describe_all(d, 4);
+                        g_autofree char *who = blocker_describe_all(d, sizeof d->current.detail - 1);
                         snprintf(detail, sizeof detail, "%s", who);
                 } else if (strcmp(reason, "watcher-timeout") == 0)
                         snprintf(detail, sizeof detail, "%zu watcher(s) did not answer in time", late);
@@ -577,6 +580,7 @@ static bool readable_labels(Client *c, char *out, size_t size)
                 if (r->readable && n < size)
                         n += (size_t)snprintf(out + n, size - n, "%s%s", n ? "," : "", r->label);
         }
+        sdp_text_cut(out, size - 1);   /* a label cut by snprintf loses its partial character */
         return n > 0;
 }
 
@@ -797,6 +801,7 @@ void attempt_answer(Daemon *d, Client *c, bool ready, const char *reason)
                 if (!d->vetoed)
                         snprintf(d->veto_reason, sizeof d->veto_reason, "%s: %s",
                                  c->watch_name[0] ? c->watch_name : c->comm, reason ? reason : "");
+                sdp_text_cut(d->veto_reason, sizeof d->veto_reason - 1);   /* whole characters */
                 d->vetoed = true;
                 if (d->current.kind != ATTEMPT_KIND_USER) {
                         commit(d);   /* no need to wait for the others */

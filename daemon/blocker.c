@@ -33,8 +33,9 @@ int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char
         b->id = id;
         b->pid = pid;
         b->uid = uid;
-        g_strlcpy(b->comm, comm ? comm : "", sizeof b->comm);
-        g_strlcpy(b->reason, reason ? reason : "", sizeof b->reason);
+        /* from clients (a 64-byte name into 31 bytes), logind or /proc: valid text, cut whole */
+        sdp_text_sanitize(b->comm, sizeof b->comm, comm ? comm : "");
+        sdp_text_sanitize(b->reason, sizeof b->reason, reason ? reason : "");
         b->since = g_get_real_time();
         g_hash_table_insert(d->blockers, key, b);
         if (c && src != BLOCKER_ALARM)
@@ -111,22 +112,22 @@ size_t blocker_count(const Daemon *d)
         return g_hash_table_size(d->blockers);
 }
 
-char *blocker_describe_all(const Daemon *d, size_t max)
+/* blockers= and the refusal texts: "WHO (pid P, uid U): REASON; ...; and N more" */
+char *blocker_describe_all(const Daemon *d, size_t budget)
 {
-        GString *s = g_string_new(NULL);
+        TextList l;
         GHashTableIter it;
         gpointer v;
-        size_t n = 0, total = g_hash_table_size(d->blockers);
 
+        text_list_init(&l, LIST_MAX_ENTRIES, budget);
         g_hash_table_iter_init(&it, (GHashTable *)d->blockers);
-        while (g_hash_table_iter_next(&it, NULL, &v) && n < max) {
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
                 Blocker *b = v;
-                g_string_append_printf(s, "%s%s (pid %d, uid %u)%s%s", n ? "; " : "",
-                                       b->comm[0] ? b->comm : blocker_source_name(b->source), (int)b->pid,
-                                       (unsigned)b->uid, b->reason[0] ? ": " : "", b->reason);
-                n++;
+                g_autofree char *e = g_strdup_printf("%s (pid %d, uid %u)%s%s",
+                                                     b->comm[0] ? b->comm : blocker_source_name(b->source),
+                                                     (int)b->pid, (unsigned)b->uid, b->reason[0] ? ": " : "",
+                                                     b->reason);
+                text_list_add(&l, e);
         }
-        if (total > n)
-                g_string_append_printf(s, "; and %zu more", total - n);
-        return g_string_free(s, FALSE);
+        return text_list_end(&l);
 }

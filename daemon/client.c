@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "sdp-schema.h"
 
 #define MAX_FDS_PER_MESSAGE 8
 #define MAX_MESSAGES_PER_WAKE 64   /* fairness between busy peers */
@@ -29,10 +30,14 @@ static void read_comm(pid_t pid, char *buf, size_t size)
         if (fgets(buf, (int)size, f))
                 buf[strcspn(buf, "\n")] = '\0';
         fclose(f);
-        /* comm is chosen by the peer: keep it printable for logs and the protocol */
-        for (char *p = buf; *p; p++)
-                if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f || *p == '"')
-                        *p = '?';
+        /* comm is chosen by the peer and cut by the kernel at 15 bytes, maybe inside a character:
+         * drop a partial last character, then make it valid protocol text (PROTOCOL.md §6.14) */
+        {
+                char raw[64];
+                g_strlcpy(raw, buf, sizeof raw);
+                sdp_text_cut(raw, strlen(raw));
+                sdp_text_sanitize(buf, size, raw);
+        }
 }
 
 Client *client_new(Daemon *d, int fd)
@@ -149,18 +154,73 @@ void client_flush(Client *c)
         server_watch_client(c->d, c, !g_queue_is_empty(&c->out));
 }
 
-void client_send(Client *c, const SdpMessage *m)
+/* A datagram that could not be encoded in full (a bug: every text is cut to fit) is sent in a
+ * fallback form rather than not at all: a final reply becomes `error code=internal` with its seq,
+ * an item keeps its seq and type, an event keeps its required fields (PROTOCOL.md §2, §7).
+ * Returns the length, or -1 if even the fallback failed (an event: it is lost). */
+static int encode_or_fallback(const SdpMessage *m, char *buf, size_t size, bool *fallback)
+{
+        const SdpTypeSpec *spec = sdp_type_spec(m->type);
+        SdpMessage f;
+        SdpProblem p;
+        int n;
+
+        *fallback = false;
+        n = sdp_encode(m, buf, size, &p);
+        if (n >= 0)
+                return n;
+        *fallback = true;
+        log_err("internal: cannot encode %s (%s): sending its fallback form",
+                sdp_type_name(m->type), n == -ENOSPC ? "too long" : p.text);
+        sdp_message_init(&f, m->type == SDP_OK ? SDP_ERROR : m->type);
+        if (m->type == SDP_OK || m->type == SDP_ERROR) {
+                sdp_add(&f, "seq", sdp_get(m, "seq") ? sdp_get(m, "seq") : "0");
+                sdp_add(&f, "code", "internal");
+                sdp_add(&f, "message", "the reply could not be encoded (logged by the daemon)");
+        } else {
+                for (const SdpFieldSpec *fs = spec ? spec->fields : NULL; fs && fs->key; fs++)
+                        if (fs->required && sdp_get(m, fs->key))
+                                sdp_add(&f, fs->key, sdp_get(m, fs->key));
+        }
+        n = sdp_encode(&f, buf, size, &p);
+        return n >= 0 ? n : -1;
+}
+
+/* Monitors learn of every datagram that needed its fallback form (event-lost, PROTOCOL.md §7). */
+static void tell_monitors_lost(Daemon *d, const Client *to, SdpType type, bool delivered)
+{
+        static bool telling;
+        SdpMessage ev;
+
+        if (telling)
+                return;   /* event-lost itself always encodes; never recurse */
+        telling = true;
+        sdp_message_init(&ev, SDP_EVENT_LOST);
+        sdp_add(&ev, "event", sdp_type_name(type));
+        sdp_add_u64(&ev, "client", to->id);
+        sdp_add_bool(&ev, "delivered", delivered);
+        sdp_add_u64(&ev, "total", d->n_encode_failures);
+        events_to_monitors(d, &ev);
+        telling = false;
+}
+
+/* The only place a datagram is queued or sent. */
+static void send_datagram(Client *c, const SdpMessage *m)
 {
         char buf[SDP_MAX_MESSAGE + 1];
-        SdpProblem p;
+        bool fallback;
         int n;
 
         if (c->closing)
                 return;
-        n = sdp_encode(m, buf, sizeof buf, &p);
-        if (n < 0) {
-                log_err("internal: cannot encode %s: %s", sdp_type_name(m->type), p.text);
-                return;
+        n = encode_or_fallback(m, buf, sizeof buf, &fallback);
+        if (fallback) {
+                c->d->n_encode_failures++;
+                if (n < 0)
+                        log_err("internal: %s to client %u lost", sdp_type_name(m->type), c->id);
+                tell_monitors_lost(c->d, c, m->type, n >= 0);
+                if (n < 0 || c->closing)
+                        return;
         }
         if (g_queue_is_empty(&c->out)) {
                 ssize_t s = send(c->fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -184,46 +244,134 @@ void client_send(Client *c, const SdpMessage *m)
         server_watch_client(c->d, c, true);
 }
 
-void client_reply_ok(Client *c, uint64_t seq, SdpMessage *m)
+void client_send(Client *c, const SdpMessage *m)
 {
-        SdpMessage ok;
-        if (!m) {
-                sdp_message_init(&ok, SDP_OK);
-                m = &ok;
-        }
-        /* seq goes first for people reading with socat */
-        if (!sdp_get(m, "seq")) {
-                SdpMessage full;
-                sdp_message_init(&full, SDP_OK);
-                sdp_add_u64(&full, "seq", seq);
-                for (unsigned i = 0; i < m->n_fields; i++)
-                        sdp_add(&full, m->fields[i].key, m->fields[i].value);
-                client_send(c, &full);
+        /* replies go through a Reply (reply_ok, reply_error, reply_item): one final per request */
+        if (sdp_type_kind(m->type) != SDP_EVENT) {
+                log_err("internal: %s sent outside a reply", sdp_type_name(m->type));
                 return;
         }
-        client_send(c, m);
+        send_datagram(c, m);
 }
 
-void client_reply_error(Client *c, uint64_t seq, SdpError code, const char *field,
-                        const char *extra_key, const char *extra_value, const char *fmt, ...)
+Reply reply_begin(Client *c, uint64_t seq)
+{
+        return (Reply){ .c = c, .seq = seq > 0xffffffffu ? 0 : seq };
+}
+
+static bool reply_open(Reply *r, const char *what)
+{
+        if (!r->final_sent)
+                return true;
+        log_err("internal: a second final reply (%s) to seq %llu suppressed", what,
+                (unsigned long long)r->seq);
+        return false;
+}
+
+void reply_item(Reply *r, SdpMessage *item)
+{
+        if (!reply_open(r, "item"))
+                return;
+        send_datagram(r->c, item);
+        r->items++;
+}
+
+void reply_ok(Reply *r, const SdpMessage *m)
+{
+        SdpMessage full;
+
+        if (!reply_open(r, "ok"))
+                return;
+        r->final_sent = true;
+        if (r->quiet_ok)
+                return;   /* noreply=1: success is silent (PROTOCOL.md §6.3) */
+        /* seq goes first for people reading with socat */
+        sdp_message_init(&full, SDP_OK);
+        sdp_add_u64(&full, "seq", r->seq);
+        for (unsigned i = 0; m && i < m->n_fields; i++)
+                if (strcmp(m->fields[i].key, "seq") != 0)
+                        sdp_add(&full, m->fields[i].key, m->fields[i].value);
+        send_datagram(r->c, &full);
+}
+
+/* Cut a text that goes into a message to max bytes at a character boundary, marking the cut. */
+static void cut_marked(char *s, size_t max)
+{
+        if (strlen(s) <= max)
+                return;
+        sdp_text_cut(s, max - 3);
+        strcat(s, "...");
+}
+
+void reply_error(Reply *r, SdpError code, const char *field, const char *extra_key,
+                 const char *extra_value, const char *fmt, ...)
 {
         SdpMessage m;
-        char text[1024], who[160];
+        char text[REPLY_TEXT_MAX + 64], extra[REPLY_TEXT_MAX + 1], who[160];
         va_list ap;
 
+        if (!reply_open(r, "error"))
+                return;
+        r->final_sent = true;
         va_start(ap, fmt);
         vsnprintf(text, sizeof text, fmt, ap);
         va_end(ap);
+        cut_marked(text, REPLY_TEXT_MAX);
         sdp_message_init(&m, SDP_ERROR);
-        sdp_add_u64(&m, "seq", seq);
+        sdp_add_u64(&m, "seq", r->seq);
         sdp_add(&m, "code", sdp_error_name(code));
         sdp_add(&m, "message", text);
         if (field && *field)
                 sdp_add(&m, "field", field);
-        if (extra_key && extra_value)
-                sdp_add(&m, extra_key, extra_value);
-        log_info("%s: refused (%s): %s", client_describe(c, who, sizeof who), sdp_error_name(code), text);
-        client_send(c, &m);
+        if (extra_key && extra_value) {
+                g_strlcpy(extra, extra_value, sizeof extra);
+                cut_marked(extra, REPLY_TEXT_MAX);
+                sdp_add(&m, extra_key, extra);
+        }
+        log_info("%s: refused (%s): %s", client_describe(r->c, who, sizeof who), sdp_error_name(code), text);
+        send_datagram(r->c, &m);
+}
+
+void text_list_init(TextList *l, size_t max, size_t budget)
+{
+        *l = (TextList){ .s = g_string_new(NULL), .max = max, .budget = budget };
+}
+
+#define MORE_ROOM 24   /* "; and 4294967295 more" */
+
+void text_list_add(TextList *l, const char *entry)
+{
+        size_t room = l->budget > MORE_ROOM ? l->budget - MORE_ROOM : 0;
+        size_t sep = l->n ? 2 : 0;
+
+        if (l->more || l->n >= l->max || (l->n && l->s->len + sep + strlen(entry) > room)) {
+                l->more++;
+                return;
+        }
+        if (sep)
+                g_string_append(l->s, "; ");
+        g_string_append(l->s, entry);
+        if (l->s->len > room) {   /* only the first entry gets here: cut it */
+                g_string_set_size(l->s, sdp_text_cut(l->s->str, room > 3 ? room - 3 : 0));
+                g_string_append(l->s, "...");
+        }
+        l->n++;
+}
+
+char *text_list_end(TextList *l)
+{
+        if (l->more)
+                g_string_append_printf(l->s, "%sand %zu more", l->n ? "; " : "", l->more);
+        return g_string_free(l->s, FALSE);
+}
+
+/* The one exit of every request: a request that reached no final reply gets `internal`. */
+void reply_finish(Reply *r)
+{
+        if (r->final_sent)
+                return;
+        log_err("internal: request seq %llu reached no reply", (unsigned long long)r->seq);
+        reply_error(r, SDP_E_INTERNAL, NULL, NULL, NULL, "the request reached no reply (a daemon bug, logged)");
 }
 
 /* A SOCK_SEQPACKET read of 0 bytes is either end of file or an empty datagram; only the
@@ -282,10 +430,12 @@ void client_read(Client *c)
                         }
                 }
                 if ((size_t)n > SDP_MAX_MESSAGE) {
+                        Reply r = reply_begin(c, 0);
                         for (size_t j = 0; j < n_fds; j++)
                                 close(fds[j]);
-                        client_reply_error(c, 0, SDP_E_TOO_LARGE, NULL, NULL, NULL,
-                                           "message of %zd bytes exceeds %u", n, SDP_MAX_MESSAGE);
+                        reply_error(&r, SDP_E_TOO_LARGE, NULL, NULL, NULL,
+                                    "message of %zd bytes exceeds %u", n, SDP_MAX_MESSAGE);
+                        reply_finish(&r);
                         if (++c->too_large > MAX_TOO_LARGE)
                                 client_disconnect(c, "too many oversized messages");
                         continue;
@@ -294,18 +444,21 @@ void client_read(Client *c)
                 if (mh.msg_flags & MSG_CTRUNC) {
                         /* answer the request's seq if it has one, so the caller can match it */
                         uint64_t seq = sdp_decode(&m, buf, (size_t)n, &p) == 0 ? sdp_get_u64_or(&m, "seq", 0) : 0;
+                        Reply r = reply_begin(c, seq);
                         for (size_t j = 0; j < n_fds; j++)
                                 close(fds[j]);
-                        client_reply_error(c, seq > 0xffffffffu ? 0 : seq, SDP_E_BAD_FD, NULL, NULL, NULL,
-                                           "too many file descriptors in one message (at most %d)",
-                                           MAX_FDS_PER_MESSAGE);
+                        reply_error(&r, SDP_E_BAD_FD, NULL, NULL, NULL,
+                                    "too many file descriptors in one message (at most %d)",
+                                    MAX_FDS_PER_MESSAGE);
+                        reply_finish(&r);
                         continue;
                 }
                 if (sdp_decode_request(&m, buf, (size_t)n, &p) < 0) {
-                        uint64_t seq = sdp_get_u64_or(&m, "seq", 0);
+                        Reply r = reply_begin(c, sdp_get_u64_or(&m, "seq", 0));
                         for (size_t j = 0; j < n_fds; j++)
                                 close(fds[j]);
-                        client_reply_error(c, seq > 0xffffffffu ? 0 : seq, p.code, p.field, NULL, NULL, "%s", p.text);
+                        reply_error(&r, p.code, p.field, NULL, NULL, "%s", p.text);
+                        reply_finish(&r);
                         continue;
                 }
                 request_handle(c, &m, fds, n_fds);

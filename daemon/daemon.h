@@ -209,6 +209,7 @@ struct Daemon {
 
         /* counters */
         uint64_t n_attempts, n_suspends, n_aborts, n_dark, n_late;
+        uint64_t n_encode_failures;   /* datagrams sent in their fallback form, or lost */
 };
 
 /* daemon.c */
@@ -234,13 +235,46 @@ int server_watch_client(Daemon *d, Client *c, bool want_out);
 Client *client_new(Daemon *d, int fd);
 void client_free(Client *c);
 void client_disconnect(Client *c, const char *why);
-void client_send(Client *c, const SdpMessage *m);
+void client_send(Client *c, const SdpMessage *m);   /* events only */
 void client_flush(Client *c);
 void client_read(Client *c);
-void client_reply_error(Client *c, uint64_t seq, SdpError code, const char *field,
-                        const char *extra_key, const char *extra_value, const char *fmt, ...) G_GNUC_PRINTF(7, 8);
-void client_reply_ok(Client *c, uint64_t seq, SdpMessage *m);
 const char *client_describe(const Client *c, char *buf, size_t size);
+
+/* The reply to one request (PROTOCOL.md §2): `item`s, then exactly one final `ok` or `error`.
+ * Every request, decodable or not, is answered through one Reply: reply_begin(), a handler,
+ * reply_finish(); the final can be sent once (a second is suppressed and logged) and
+ * reply_finish() sends `error code=internal` if none was. client_send() refuses replies. */
+typedef struct {
+        Client *c;
+        uint64_t seq;
+        bool final_sent;
+        bool quiet_ok;             /* noreply=1: success sends nothing */
+        unsigned items;
+} Reply;
+
+/* Text budgets that make every reply fit in SDP_MAX_MESSAGE even with every byte escaped:
+ * `message` and one aggregated field (blockers=, holders=) of at most REPLY_TEXT_MAX bytes each,
+ * cut at a character boundary (PROTOCOL.md §5). */
+#define REPLY_TEXT_MAX 960u
+/* A list in a reply or event: at most LIST_MAX_ENTRIES entries, then "and N more". */
+#define LIST_MAX_ENTRIES 8u
+
+Reply reply_begin(Client *c, uint64_t seq);
+void reply_item(Reply *r, SdpMessage *item);
+void reply_ok(Reply *r, const SdpMessage *m);   /* m: extra fields, or NULL */
+void reply_error(Reply *r, SdpError code, const char *field, const char *extra_key,
+                 const char *extra_value, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+void reply_finish(Reply *r);
+
+/* "A; B; and N more": whole entries while they fit `budget` bytes (at most `max` of them), then
+ * a count of the rest. The first entry is cut (at a character boundary) rather than left out. */
+typedef struct {
+        GString *s;
+        size_t max, budget, n, more;
+} TextList;
+void text_list_init(TextList *l, size_t max, size_t budget);
+void text_list_add(TextList *l, const char *entry);
+char *text_list_end(TextList *l);   /* g_free */
 
 /* request.c */
 void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds);
@@ -252,7 +286,7 @@ int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id);
 const char *blocker_source_name(BlockerSource s);   /* client, alarm, fd, logind */
 void blocker_remove_client(Daemon *d, Client *c);   /* O(its own blocks), not O(all) */
 size_t blocker_count(const Daemon *d);
-char *blocker_describe_all(const Daemon *d, size_t max);   /* g_free */
+char *blocker_describe_all(const Daemon *d, size_t budget);   /* g_free; a TextList */
 
 /* attempt.c */
 void attempt_init(Daemon *d);
@@ -285,7 +319,7 @@ void disable_init(Daemon *d);
 bool disable_active(const Daemon *d);
 int disable_take(Daemon *d, Client *c, const char *reason);
 int disable_drop(Daemon *d, Client *c);
-char *disable_describe(const Daemon *d);   /* g_free */
+char *disable_describe(const Daemon *d, size_t budget);   /* g_free; a TextList */
 void disable_save(Daemon *d);
 
 /* logind.c */
@@ -300,7 +334,7 @@ bool cooperate_active(const Daemon *d);
 void cooperate_stop(Daemon *d);
 
 /* status.c */
-void status_reply(Client *c, uint64_t seq);
+void status_reply(Reply *r);
 
 /* events.c */
 void events_to_monitors(Daemon *d, const SdpMessage *m);

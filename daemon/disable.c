@@ -84,23 +84,27 @@ int disable_drop(Daemon *d, Client *c)
         return 0;
 }
 
-char *disable_describe(const Daemon *d)
+/* holders=: "COMM (pid P, uid U): REASON; ...; and N more" (PROTOCOL.md §5) */
+char *disable_describe(const Daemon *d, size_t budget)
 {
-        GString *s = g_string_new(NULL);
+        TextList l;
         GHashTableIter it;
         gpointer v;
+
+        text_list_init(&l, LIST_MAX_ENTRIES, budget);
         g_hash_table_iter_init(&it, d->clients);
         while (g_hash_table_iter_next(&it, NULL, &v)) {
                 Client *c = v;
-                if (c->disabling)
-                        g_string_append_printf(s, "%s%s (pid %d, uid %u)%s%s", s->len ? "; " : "", c->comm,
-                                               (int)c->pid, (unsigned)c->uid, c->disable_reason[0] ? ": " : "",
-                                               c->disable_reason);
+                if (c->disabling) {
+                        g_autofree char *e = g_strdup_printf("%s (pid %d, uid %u)%s%s", c->comm, (int)c->pid,
+                                                             (unsigned)c->uid, c->disable_reason[0] ? ": " : "",
+                                                             c->disable_reason);
+                        text_list_add(&l, e);
+                }
         }
         if (d->disable_grace)
-                g_string_append_printf(s, "%sholders of a previous daemon run (reconnect grace period)",
-                                       s->len ? "; " : "");
-        return g_string_free(s, FALSE);
+                text_list_add(&l, "holders of a previous daemon run (reconnect grace period)");
+        return text_list_end(&l);
 }
 
 static gboolean grace_over(gpointer data)

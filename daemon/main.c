@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/un.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -21,7 +22,8 @@ static void usage(FILE *f)
 "SOCK_SEQPACKET socket (protocol/PROTOCOL.md); suspendctl(1) is its command line client.\n"
 "\n"
 "  -s, --socket=PATH       listen on PATH (default " SD_DEFAULT_SOCKET_PATH "); ignored when\n"
-"                          systemd passes a socket (socket activation)\n"
+"                          systemd passes a socket (socket activation); a PATH longer than\n"
+"                          107 bytes is refused (exit 2)\n"
 "  -r, --sysfs-root=DIR    find sys/power, sys/class/rtc, sys/class/wakeup and dev/sleepctl\n"
 "                          under DIR instead of / (tests use a fake kernel)\n"
 "  -S, --state-dir=DIR     persistent state: alarms, mode, attempt ids, disable\n"
@@ -33,7 +35,8 @@ static void usage(FILE *f)
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
 "\n"
-"Exit status: 0 after SIGTERM, SIGINT or SIGHUP, 1 on a start-up error, 2 on bad usage.\n");
+"Exit status: 0 after SIGTERM, SIGINT or SIGHUP, 1 on a start-up error, 2 on bad usage\n"
+"(an unknown option, a bad --mode, a --socket path that is too long).\n");
 }
 
 static gboolean on_signal(gpointer data)
@@ -95,6 +98,13 @@ int main(int argc, char **argv)
         }
         if (optind < argc || (mode && strcmp(mode, "on-demand") != 0 && strcmp(mode, "immediate") != 0)) {
                 usage(stderr);
+                return 2;
+        }
+        /* bind() would need it cut, and a cut path names another file (issue 15) */
+        if (strlen(socket_path) >= sizeof(((struct sockaddr_un *)NULL)->sun_path)) {
+                fprintf(stderr, "suspendd: --socket: the path is too long (%zu bytes; a UNIX socket path "
+                        "has at most %zu): %s\n", strlen(socket_path),
+                        sizeof(((struct sockaddr_un *)NULL)->sun_path) - 1, socket_path);
                 return 2;
         }
         log_init(verbose);

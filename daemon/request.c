@@ -9,29 +9,31 @@
 
 #include "daemon.h"
 
-static bool allowed(Client *c, uint64_t seq, PolicyRule rule)
+static bool allowed(Reply *r, PolicyRule rule)
 {
+        Client *c = r->c;
         const SuspenddConfig *cfg = &c->d->cfg;
         if (policy_allows(cfg, rule, c->uid, c->gid, c->groups, c->n_groups))
                 return true;
-        client_reply_error(c, seq, SDP_E_PERMISSION_DENIED, NULL, "rule", policy_rule_name(rule),
-                           "policy rule '%s' does not allow uid %u (allowed: %s)",
-                           policy_rule_name(rule), (unsigned)c->uid,
-                           cfg->rules[rule].text[0] ? cfg->rules[rule].text : "root only");
+        reply_error(r, SDP_E_PERMISSION_DENIED, NULL, "rule", policy_rule_name(rule),
+                    "policy rule '%s' does not allow uid %u (allowed: %s)",
+                    policy_rule_name(rule), (unsigned)c->uid,
+                    cfg->rules[rule].text[0] ? cfg->rules[rule].text : "root only");
         return false;
 }
 
-static void handle_hello(Client *c, uint64_t seq, const SdpMessage *m)
+static void handle_hello(Reply *r, const SdpMessage *m)
 {
+        Client *c = r->c;
         uint64_t v = sdp_get_u64_or(m, "version", 1);
         unsigned version = v < SDP_VERSION ? (unsigned)v : SDP_VERSION;
         const char *name = sdp_get(m, "name");
         SdpMessage ok;
 
         if (c->hello && v != c->hello_version) {
-                client_reply_error(c, seq, SDP_E_BAD_VERSION, "version", NULL, NULL,
-                                   "this connection said hello version=%llu and speaks version %u",
-                                   (unsigned long long)c->hello_version, c->version);
+                reply_error(r, SDP_E_BAD_VERSION, "version", NULL, NULL,
+                            "this connection said hello version=%llu and speaks version %u",
+                            (unsigned long long)c->hello_version, c->version);
                 return;
         }
         c->hello = true;
@@ -40,68 +42,69 @@ static void handle_hello(Client *c, uint64_t seq, const SdpMessage *m)
         if (name)
                 g_strlcpy(c->name, name, sizeof c->name);
         sdp_message_init(&ok, SDP_OK);
-        sdp_add_u64(&ok, "seq", seq);
         sdp_add_u64(&ok, "version", version);
         sdp_add(&ok, "server", "suspendd " PACKAGE_VERSION);
         sdp_add_u64(&ok, "client", c->id);
         sdp_add_u64(&ok, "uid", c->uid);
         sdp_add_u64(&ok, "pid", (uint64_t)c->pid);
         sdp_add(&ok, "mode", mode_name(c->d->mode));
-        client_send(c, &ok);
+        reply_ok(r, &ok);
 }
 
-static void handle_block(Client *c, uint64_t seq, const SdpMessage *m, bool block)
+static void handle_block(Reply *r, const SdpMessage *m, bool block)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         uint32_t id = (uint32_t)sdp_get_u64_or(m, "id", 0);
         bool noreply = sdp_get_bool(m, "noreply", false);
-        int r;
+        int rc;
 
-        if (!allowed(c, seq, POLICY_BLOCK))
+        if (!allowed(r, POLICY_BLOCK))
                 return;
         if (block) {
                 if (c->n_blocks >= d->cfg.max_blocks_per_client) {
-                        client_reply_error(c, seq, SDP_E_LIMIT_EXCEEDED, NULL, "limit", "blocks-per-client",
-                                           "at most %u blocks per connection", d->cfg.max_blocks_per_client);
+                        reply_error(r, SDP_E_LIMIT_EXCEEDED, NULL, "limit", "blocks-per-client",
+                                    "at most %u blocks per connection", d->cfg.max_blocks_per_client);
                         return;
                 }
-                r = blocker_add(d, BLOCKER_CLIENT, c, id, sdp_get(m, "reason"), c->pid, c->uid,
+                rc = blocker_add(d, BLOCKER_CLIENT, c, id, sdp_get(m, "reason"), c->pid, c->uid,
                                 c->name[0] ? c->name : c->comm);
-                if (r == -EEXIST) {
-                        client_reply_error(c, seq, SDP_E_EXISTS, "id", NULL, NULL, "block %u already exists", id);
+                if (rc == -EEXIST) {
+                        reply_error(r, SDP_E_EXISTS, "id", NULL, NULL, "block %u already exists", id);
                         return;
                 }
                 /* a blocker during NOTIFY aborts the attempt at COMMIT; nothing to do now */
         } else {
-                r = blocker_remove(d, BLOCKER_CLIENT, c->id, id);
-                if (r == -ENOENT) {
-                        client_reply_error(c, seq, SDP_E_NOT_FOUND, "id", NULL, NULL, "no block %u", id);
+                rc = blocker_remove(d, BLOCKER_CLIENT, c->id, id);
+                if (rc == -ENOENT) {
+                        reply_error(r, SDP_E_NOT_FOUND, "id", NULL, NULL, "no block %u", id);
                         return;
                 }
         }
-        if (!noreply)
-                client_reply_ok(c, seq, NULL);
+        r->quiet_ok = noreply;
+        reply_ok(r, NULL);
 }
 
-static void handle_watch(Client *c, uint64_t seq, const SdpMessage *m, bool watch)
+static void handle_watch(Reply *r, const SdpMessage *m, bool watch)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         SdpMessage ok;
 
-        if (!allowed(c, seq, POLICY_WATCH))
+        if (!allowed(r, POLICY_WATCH))
                 return;
         if (!watch) {
                 if (!c->watching) {
-                        client_reply_error(c, seq, SDP_E_NOT_FOUND, NULL, NULL, NULL, "not watching");
+                        reply_error(r, SDP_E_NOT_FOUND, NULL, NULL, NULL, "not watching");
                         return;
                 }
                 c->watching = false;
                 attempt_client_gone(d, c);   /* an unanswered question counts as answered */
-                client_reply_ok(c, seq, NULL);
+                reply_ok(r, NULL);
                 return;
         }
         if (c->watching) {
-                client_reply_error(c, seq, SDP_E_BUSY, NULL, NULL, NULL, "already watching");
+                reply_error(r, SDP_E_BUSY, NULL, NULL, NULL, "already watching");
                 return;
         }
         c->watching = true;
@@ -110,91 +113,94 @@ static void handle_watch(Client *c, uint64_t seq, const SdpMessage *m, bool watc
         if (c->budget_ms > d->cfg.watcher_budget_max_ms)
                 c->budget_ms = d->cfg.watcher_budget_max_ms;
         sdp_message_init(&ok, SDP_OK);
-        sdp_add_u64(&ok, "seq", seq);
         sdp_add_u64(&ok, "budget_ms", c->budget_ms);
-        client_send(c, &ok);
+        reply_ok(r, &ok);
 }
 
-static void handle_answer(Client *c, uint64_t seq, const SdpMessage *m, bool ready)
+static void handle_answer(Reply *r, const SdpMessage *m, bool ready)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         uint64_t attempt = sdp_get_u64_or(m, "attempt", 0);
 
         attempt_fd_owner_answered(d, c);
         if (!attempt_active(d) || d->state != ATTEMPT_NOTIFY || c->asked != attempt ||
             attempt != d->current.id || c->answered == attempt) {
-                client_reply_error(c, seq, SDP_E_WRONG_ATTEMPT, "attempt", NULL, NULL,
-                                   "attempt %llu is not asking this connection",
-                                   (unsigned long long)attempt);
+                reply_error(r, SDP_E_WRONG_ATTEMPT, "attempt", NULL, NULL,
+                            "attempt %llu is not asking this connection",
+                            (unsigned long long)attempt);
                 return;
         }
-        client_reply_ok(c, seq, NULL);
+        reply_ok(r, NULL);
         attempt_answer(d, c, ready, sdp_get(m, "reason"));
 }
 
-static void handle_fd_add(Client *c, uint64_t seq, const SdpMessage *m, int *fds, size_t n_fds)
+static void handle_fd_add(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         uint32_t id = (uint32_t)sdp_get_u64_or(m, "id", 0);
-        RegisteredFd *r;
+        RegisteredFd *reg;
         struct stat st;
         struct pollfd pfd;
 
-        if (!allowed(c, seq, POLICY_WATCH))
+        if (!allowed(r, POLICY_WATCH))
                 goto close_all;
         if (n_fds != 1) {
-                client_reply_error(c, seq, SDP_E_BAD_FD, NULL, NULL, NULL,
-                                   "fd-add carries exactly one descriptor, got %zu", n_fds);
+                reply_error(r, SDP_E_BAD_FD, NULL, NULL, NULL,
+                            "fd-add carries exactly one descriptor, got %zu", n_fds);
                 goto close_all;
         }
         /* pollable: not a directory, and poll() accepts it */
         pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
         if (fstat(fds[0], &st) < 0 || S_ISDIR(st.st_mode) || poll(&pfd, 1, 0) < 0 ||
             (pfd.revents & POLLNVAL)) {
-                client_reply_error(c, seq, SDP_E_BAD_FD, NULL, NULL, NULL, "descriptor cannot be polled");
+                reply_error(r, SDP_E_BAD_FD, NULL, NULL, NULL, "descriptor cannot be polled");
                 goto close_all;
         }
         if (g_hash_table_contains(c->fds, GUINT_TO_POINTER(id))) {
-                client_reply_error(c, seq, SDP_E_EXISTS, "id", NULL, NULL, "fd %u already registered", id);
+                reply_error(r, SDP_E_EXISTS, "id", NULL, NULL, "fd %u already registered", id);
                 goto close_all;
         }
         if (g_hash_table_size(c->fds) >= d->cfg.max_fds_per_client) {
-                client_reply_error(c, seq, SDP_E_LIMIT_EXCEEDED, NULL, "limit", "fds-per-client",
-                                   "at most %u fds per connection", d->cfg.max_fds_per_client);
+                reply_error(r, SDP_E_LIMIT_EXCEEDED, NULL, "limit", "fds-per-client",
+                            "at most %u fds per connection", d->cfg.max_fds_per_client);
                 goto close_all;
         }
-        r = g_new0(RegisteredFd, 1);
-        r->id = id;
-        r->fd = fds[0];
-        g_strlcpy(r->label, sdp_get(m, "label") ? sdp_get(m, "label") : "fd", sizeof r->label);
-        g_hash_table_insert(c->fds, GUINT_TO_POINTER(id), r);
-        client_reply_ok(c, seq, NULL);
+        reg = g_new0(RegisteredFd, 1);
+        reg->id = id;
+        reg->fd = fds[0];
+        g_strlcpy(reg->label, sdp_get(m, "label") ? sdp_get(m, "label") : "fd", sizeof reg->label);
+        g_hash_table_insert(c->fds, GUINT_TO_POINTER(id), reg);
+        reply_ok(r, NULL);
         return;
 close_all:
         for (size_t i = 0; i < n_fds; i++)
                 close(fds[i]);
 }
 
-static void handle_fd_remove(Client *c, uint64_t seq, const SdpMessage *m)
+static void handle_fd_remove(Reply *r, const SdpMessage *m)
 {
+        Client *c = r->c;
         uint32_t id = (uint32_t)sdp_get_u64_or(m, "id", 0);
-        RegisteredFd *r = g_hash_table_lookup(c->fds, GUINT_TO_POINTER(id));
-        if (!allowed(c, seq, POLICY_WATCH))
+        RegisteredFd *reg = g_hash_table_lookup(c->fds, GUINT_TO_POINTER(id));
+        if (!allowed(r, POLICY_WATCH))
                 return;
-        if (!r) {
-                client_reply_error(c, seq, SDP_E_NOT_FOUND, "id", NULL, NULL, "no fd %u", id);
+        if (!reg) {
+                reply_error(r, SDP_E_NOT_FOUND, "id", NULL, NULL, "no fd %u", id);
                 return;
         }
         g_hash_table_remove(c->fds, GUINT_TO_POINTER(id));
-        close(r->fd);
-        g_free(r);
-        client_reply_ok(c, seq, NULL);
+        close(reg->fd);
+        g_free(reg);
+        reply_ok(r, NULL);
         attempt_fd_owner_answered(c->d, c);
         attempt_reevaluate(c->d);
 }
 
-static void handle_suspend(Client *c, uint64_t seq, const SdpMessage *m)
+static void handle_suspend(Reply *r, const SdpMessage *m)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         const char *kind = sdp_get(m, "kind");
         bool user = kind && strcmp(kind, "user") == 0;
@@ -202,60 +208,70 @@ static void handle_suspend(Client *c, uint64_t seq, const SdpMessage *m)
         uint64_t attempt;
         Alarm *next;
 
-        if (!allowed(c, seq, user ? POLICY_FORCE : POLICY_REQUEST))
+        if (!allowed(r, user ? POLICY_FORCE : POLICY_REQUEST))
                 return;
+        /* §6.7: stopping, then disabled, then (immediate mode, or an attempt to join) blocked,
+         * then alarm-due */
+        if (d->shutting_down) {
+                reply_error(r, SDP_E_BUSY, NULL, NULL, NULL,
+                            "the daemon is stopping: it starts no attempt and joins none");
+                return;
+        }
         if (disable_active(d)) {
-                g_autofree char *who = disable_describe(d);
-                client_reply_error(c, seq, SDP_E_DISABLED, NULL, "holders", who,
-                                   "suspend is disabled by %s", who);
+                g_autofree char *who = disable_describe(d, REPLY_TEXT_MAX);
+                reply_error(r, SDP_E_DISABLED, NULL, "holders", who, "suspend is disabled by %s", who);
                 return;
         }
         if (!user && d->mode == MODE_IMMEDIATE) {
                 sdp_message_init(&ok, SDP_OK);
-                sdp_add_u64(&ok, "seq", seq);
                 sdp_add_u64(&ok, "attempt", 0);
                 sdp_add(&ok, "noop", "1");
                 sdp_add(&ok, "message", "immediate mode: the daemon suspends whenever nothing blocks");
-                client_send(c, &ok);
+                reply_ok(r, &ok);
                 return;
         }
         if (!user && !attempt_active(d)) {
                 attempt_refresh_fd_blockers(d);
                 if (blocker_count(d) > 0) {
-                        g_autofree char *who = blocker_describe_all(d, 8);
-                        client_reply_error(c, seq, SDP_E_BLOCKED, NULL, "blockers", who,
-                                           "suspend is blocked by %u blocker%s: %s", (unsigned)blocker_count(d),
-                                           blocker_count(d) == 1 ? "" : "s", who);
+                        g_autofree char *who = blocker_describe_all(d, REPLY_TEXT_MAX);
+                        reply_error(r, SDP_E_BLOCKED, NULL, "blockers", who,
+                                    "suspend is blocked by %u blocker%s: %s", (unsigned)blocker_count(d),
+                                    blocker_count(d) == 1 ? "" : "s", who);
                         return;
                 }
                 next = alarm_earliest(d);
                 if (next && next->next <= time(NULL) + (time_t)d->cfg.alarm_guard_s) {
-                        client_reply_error(c, seq, SDP_E_ALARM_DUE, NULL, "alarm", next->name,
-                                           "alarm %s is due in %lld s", next->name,
-                                           (long long)(next->next - time(NULL)));
+                        reply_error(r, SDP_E_ALARM_DUE, NULL, "alarm", next->name,
+                                    "alarm %s is due in %lld s", next->name,
+                                    (long long)(next->next - time(NULL)));
                         return;
                 }
         }
         attempt = attempt_request(d, user ? ATTEMPT_KIND_USER : ATTEMPT_KIND_APPLICATION);
         if (attempt == 0) {
-                client_reply_error(c, seq, SDP_E_BUSY, NULL, NULL, NULL, "no attempt could start now");
+                /* the checks above passed a moment ago: only an alarm that came due since */
+                next = alarm_earliest(d);
+                if (next && next->next <= time(NULL) + (time_t)d->cfg.alarm_guard_s)
+                        reply_error(r, SDP_E_ALARM_DUE, NULL, "alarm", next->name, "alarm %s is due", next->name);
+                else
+                        reply_error(r, SDP_E_INTERNAL, NULL, NULL, NULL, "no attempt could start (logged)");
                 return;
         }
         c->requested = attempt;
         sdp_message_init(&ok, SDP_OK);
-        sdp_add_u64(&ok, "seq", seq);
         sdp_add_u64(&ok, "attempt", attempt);
-        client_send(c, &ok);
+        reply_ok(r, &ok);
 }
 
-static void handle_mode(Client *c, uint64_t seq, const SdpMessage *m, bool set)
+static void handle_mode(Reply *r, const SdpMessage *m, bool set)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         SdpMessage ok, ev;
 
         if (set) {
                 Mode mode = strcmp(sdp_get(m, "mode"), "immediate") == 0 ? MODE_IMMEDIATE : MODE_ON_DEMAND;
-                if (!allowed(c, seq, POLICY_MODE))
+                if (!allowed(r, POLICY_MODE))
                         return;
                 if (mode != d->mode) {
                         d->mode = mode;
@@ -267,63 +283,63 @@ static void handle_mode(Client *c, uint64_t seq, const SdpMessage *m, bool set)
                 }
         }
         sdp_message_init(&ok, SDP_OK);
-        sdp_add_u64(&ok, "seq", seq);
         sdp_add(&ok, "mode", mode_name(d->mode));
-        client_send(c, &ok);
+        reply_ok(r, &ok);
         if (set)
                 attempt_reevaluate(d);
 }
 
-static void handle_disable(Client *c, uint64_t seq, const SdpMessage *m, bool disable)
+static void handle_disable(Reply *r, const SdpMessage *m, bool disable)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         SdpMessage ok;
-        int r;
+        int rc;
 
-        if (!allowed(c, seq, POLICY_DISABLE))
+        if (!allowed(r, POLICY_DISABLE))
                 return;
-        r = disable ? disable_take(d, c, sdp_get(m, "reason")) : disable_drop(d, c);
-        if (r == -ENOENT) {
-                client_reply_error(c, seq, SDP_E_NOT_FOUND, NULL, NULL, NULL, "this connection holds no disable");
+        rc = disable ? disable_take(d, c, sdp_get(m, "reason")) : disable_drop(d, c);
+        if (rc == -ENOENT) {
+                reply_error(r, SDP_E_NOT_FOUND, NULL, NULL, NULL, "this connection holds no disable");
                 return;
         }
-        if (r == -EEXIST) {
-                client_reply_error(c, seq, SDP_E_EXISTS, NULL, NULL, NULL, "this connection already holds a disable");
+        if (rc == -EEXIST) {
+                reply_error(r, SDP_E_EXISTS, NULL, NULL, NULL, "this connection already holds a disable");
                 return;
         }
         sdp_message_init(&ok, SDP_OK);
-        sdp_add_u64(&ok, "seq", seq);
         sdp_add_u64(&ok, "holders", d->disable_holders);
         sdp_add(&ok, "kernel", d->kernel_disabled ? "disabled" : !d->features.has_sleep_mode ? "absent"
                                : cooperate_active(d) ? "cooperative" : "direct");
-        client_send(c, &ok);
+        reply_ok(r, &ok);
 }
 
-static void handle_alarm_add(Client *c, uint64_t seq, const SdpMessage *m)
+static void handle_alarm_add(Reply *r, const SdpMessage *m)
 {
+        Client *c = r->c;
         SdpMessage ok;
         SdpError code;
         char err[256];
         Alarm *a;
 
-        if (!allowed(c, seq, POLICY_ALARM))
+        if (!allowed(r, POLICY_ALARM))
                 return;
         if (alarm_add(c->d, c, m, &a, &code, err, sizeof err) < 0) {
                 const char *field = code == SDP_E_BAD_FIELD ? (sdp_get(m, "cron") ? "cron" : sdp_get(m, "at") ? "at" : NULL)
                                   : code == SDP_E_EXISTS ? "name" : NULL;
                 const char *limit = code == SDP_E_LIMIT_EXCEEDED ? (strstr(err, "per user") ? "alarms-per-user" : "alarms") : NULL;
-                client_reply_error(c, seq, code, field, limit ? "limit" : NULL, limit, "%s", err);
+                reply_error(r, code, field, limit ? "limit" : NULL, limit, "%s", err);
                 return;
         }
         sdp_message_init(&ok, SDP_OK);
-        sdp_add_u64(&ok, "seq", seq);
         sdp_add_u64(&ok, "alarm", a->id);
         sdp_add_u64(&ok, "next", (uint64_t)a->next);
-        client_send(c, &ok);
+        reply_ok(r, &ok);
 }
 
-static void handle_alarm_list(Client *c, uint64_t seq)
+static void handle_alarm_list(Reply *r)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
         unsigned n = 0;
         SdpMessage m;
@@ -332,77 +348,86 @@ static void handle_alarm_list(Client *c, uint64_t seq)
                 if (a->removed || !alarm_visible_to(a, c))
                         continue;
                 sdp_message_init(&m, SDP_ITEM);
-                sdp_add_u64(&m, "seq", seq);
+                sdp_add_u64(&m, "seq", r->seq);
                 sdp_add(&m, "type", "alarm");
                 alarm_add_item_fields(a, &m);
-                client_send(c, &m);
+                reply_item(r, &m);
                 n++;
         }
         sdp_message_init(&m, SDP_OK);
-        sdp_add_u64(&m, "seq", seq);
         sdp_add_u64(&m, "items", n);
-        client_send(c, &m);
+        reply_ok(r, &m);
 }
 
-void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds)
+static void dispatch(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
 {
-        uint64_t seq = sdp_get_u64_or(m, "seq", 0);
+        Client *c = r->c;
 
+        /* §4: descriptors on another request, then no-hello (size and decoding came first) */
         if (n_fds > 0 && m->type != SDP_FD_ADD) {
                 for (size_t i = 0; i < n_fds; i++)
                         close(fds[i]);
-                client_reply_error(c, seq, SDP_E_BAD_FD, NULL, NULL, NULL,
-                                   "descriptors are only accepted with fd-add");
+                reply_error(r, SDP_E_BAD_FD, NULL, NULL, NULL, "descriptors are only accepted with fd-add");
                 return;
         }
         if (!c->hello && m->type != SDP_HELLO) {
                 for (size_t i = 0; i < n_fds; i++)
                         close(fds[i]);
-                client_reply_error(c, seq, SDP_E_NO_HELLO, NULL, NULL, NULL,
-                                   "the first request must be hello version=%u", SDP_VERSION);
+                reply_error(r, SDP_E_NO_HELLO, NULL, NULL, NULL,
+                            "the first request must be hello version=%u", SDP_VERSION);
                 return;
         }
         switch (m->type) {
-        case SDP_HELLO: handle_hello(c, seq, m); break;
-        case SDP_PING: client_reply_ok(c, seq, NULL); break;
-        case SDP_BLOCK: handle_block(c, seq, m, true); break;
-        case SDP_UNBLOCK: handle_block(c, seq, m, false); break;
-        case SDP_WATCH: handle_watch(c, seq, m, true); break;
-        case SDP_UNWATCH: handle_watch(c, seq, m, false); break;
-        case SDP_READY: handle_answer(c, seq, m, true); break;
-        case SDP_VETO: handle_answer(c, seq, m, false); break;
-        case SDP_FD_ADD: handle_fd_add(c, seq, m, fds, n_fds); break;
-        case SDP_FD_REMOVE: handle_fd_remove(c, seq, m); break;
-        case SDP_SUSPEND: handle_suspend(c, seq, m); break;
-        case SDP_MODE_GET: handle_mode(c, seq, m, false); break;
-        case SDP_MODE_SET: handle_mode(c, seq, m, true); break;
-        case SDP_DISABLE: handle_disable(c, seq, m, true); break;
-        case SDP_ENABLE: handle_disable(c, seq, m, false); break;
-        case SDP_ALARM_ADD: handle_alarm_add(c, seq, m); break;
-        case SDP_ALARM_LIST: handle_alarm_list(c, seq); break;
+        case SDP_HELLO: handle_hello(r, m); break;
+        case SDP_PING: reply_ok(r, NULL); break;
+        case SDP_BLOCK: handle_block(r, m, true); break;
+        case SDP_UNBLOCK: handle_block(r, m, false); break;
+        case SDP_WATCH: handle_watch(r, m, true); break;
+        case SDP_UNWATCH: handle_watch(r, m, false); break;
+        case SDP_READY: handle_answer(r, m, true); break;
+        case SDP_VETO: handle_answer(r, m, false); break;
+        case SDP_FD_ADD: handle_fd_add(r, m, fds, n_fds); break;
+        case SDP_FD_REMOVE: handle_fd_remove(r, m); break;
+        case SDP_SUSPEND: handle_suspend(r, m); break;
+        case SDP_MODE_GET: handle_mode(r, m, false); break;
+        case SDP_MODE_SET: handle_mode(r, m, true); break;
+        case SDP_DISABLE: handle_disable(r, m, true); break;
+        case SDP_ENABLE: handle_disable(r, m, false); break;
+        case SDP_ALARM_ADD: handle_alarm_add(r, m); break;
+        case SDP_ALARM_LIST: handle_alarm_list(r); break;
         case SDP_ALARM_CANCEL:
-                if (!allowed(c, seq, POLICY_ALARM))
+                if (!allowed(r, POLICY_ALARM))
                         break;
                 if (alarm_cancel(c->d, c, (uint32_t)sdp_get_u64_or(m, "id", 0), sdp_get(m, "name")) < 0)
-                        client_reply_error(c, seq, SDP_E_NOT_FOUND, NULL, NULL, NULL, "no such alarm of yours");
+                        reply_error(r, SDP_E_NOT_FOUND, sdp_get(m, "name") ? "name" : "id", NULL, NULL,
+                                    "no such alarm of yours");
                 else
-                        client_reply_ok(c, seq, NULL);
+                        reply_ok(r, NULL);
                 break;
         case SDP_ALARM_RELEASE:
-                if (!allowed(c, seq, POLICY_ALARM))
+                if (!allowed(r, POLICY_ALARM))
                         break;
                 if (alarm_release(c->d, c, (uint32_t)sdp_get_u64_or(m, "alarm", 0)) < 0)
-                        client_reply_error(c, seq, SDP_E_NOT_FOUND, "alarm", NULL, NULL, "that alarm holds nothing for you");
+                        reply_error(r, SDP_E_NOT_FOUND, "alarm", NULL, NULL, "that alarm holds nothing for you");
                 else
-                        client_reply_ok(c, seq, NULL);
+                        reply_ok(r, NULL);
                 break;
-        case SDP_STATUS: status_reply(c, seq); break;
+        case SDP_STATUS: status_reply(r); break;
         case SDP_MONITOR:
                 c->monitoring = true;
                 g_hash_table_add(c->d->monitors, c);
-                client_reply_ok(c, seq, NULL);
+                reply_ok(r, NULL);
                 break;
         default:
-                client_reply_error(c, seq, SDP_E_UNKNOWN_REQUEST, NULL, NULL, NULL, "not a request");
+                reply_error(r, SDP_E_UNKNOWN_REQUEST, NULL, NULL, NULL, "not a request");
         }
+}
+
+/* Every decoded request: exactly one final reply, whatever path the handler takes. */
+void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds)
+{
+        Reply r = reply_begin(c, sdp_get_u64_or(m, "seq", 0));
+
+        dispatch(&r, m, fds, n_fds);
+        reply_finish(&r);
 }

@@ -34,9 +34,11 @@ static void add_attempt(SdpMessage *m, const AttemptRecord *a)
         }
 }
 
-void status_reply(Client *c, uint64_t seq)
+void status_reply(Reply *r)
 {
+        Client *c = r->c;
         Daemon *d = c->d;
+        uint64_t seq = r->seq;
         SdpMessage m;
         unsigned n = 0;
         GHashTableIter it;
@@ -51,7 +53,7 @@ void status_reply(Client *c, uint64_t seq)
         sdp_add(&m, "state", d->backoff_timer && !attempt_active(d) ? "backoff" : attempt_state_name(d->state));
         sdp_add_u64(&m, "backoff_ms", d->backoff_timer ? d->backoff_ms : 0);
         sdp_add_bool(&m, "dark_pending", d->dark_pending);
-        client_send(c, &m), n++;
+        reply_item(r, &m), n++;
 
         item_begin(&m, seq, "kernel");
         sdp_add(&m, "root", sysfs_root(d->sysfs));
@@ -65,11 +67,16 @@ void status_reply(Client *c, uint64_t seq)
         sdp_add_bool(&m, "cooperative", cooperate_active(d));
         if (d->features.has_sleepctl)
                 sysfs_sleepctl_holders(d->sysfs, holders, sizeof holders);
-        sdp_add(&m, "holders", holders);
+        {
+                /* process names from the kernel: made valid text (PROTOCOL.md §3) */
+                char clean[sizeof holders];
+                sdp_text_sanitize(clean, sizeof clean, holders);
+                sdp_add(&m, "holders", clean);
+        }
         sdp_add(&m, "rtc", d->features.rtc[0] ? d->features.rtc : "absent");
         sysfs_describe_missing(&d->features, missing, sizeof missing);
         sdp_add(&m, "missing", missing);
-        client_send(c, &m), n++;
+        reply_item(r, &m), n++;
 
         g_hash_table_iter_init(&it, d->clients);
         while (g_hash_table_iter_next(&it, NULL, &v)) {
@@ -84,7 +91,7 @@ void status_reply(Client *c, uint64_t seq)
                 if (o->name[0])
                         sdp_add(&m, "name", o->name);
                 sdp_add_u64(&m, "since", (uint64_t)(o->since / 1000000));
-                client_send(c, &m), n++;
+                reply_item(r, &m), n++;
                 if (o->watching) {
                         item_begin(&m, seq, "watcher");
                         sdp_add_u64(&m, "client", o->id);
@@ -94,7 +101,7 @@ void status_reply(Client *c, uint64_t seq)
                         sdp_add(&m, "comm", o->comm);
                         sdp_add_u64(&m, "budget_ms", o->budget_ms);
                         sdp_add_u64(&m, "late", o->late);
-                        client_send(c, &m), n++;
+                        reply_item(r, &m), n++;
                 }
                 if (o->disabling) {
                         item_begin(&m, seq, "disable");
@@ -104,20 +111,20 @@ void status_reply(Client *c, uint64_t seq)
                         sdp_add(&m, "comm", o->comm);
                         sdp_add(&m, "reason", o->disable_reason);
                         sdp_add_u64(&m, "since", (uint64_t)(o->disable_since / 1000000));
-                        client_send(c, &m), n++;
+                        reply_item(r, &m), n++;
                 }
                 {
                         GHashTableIter fi;
                         gpointer fv;
                         g_hash_table_iter_init(&fi, o->fds);
                         while (g_hash_table_iter_next(&fi, NULL, &fv)) {
-                                RegisteredFd *r = fv;
+                                RegisteredFd *reg = fv;
                                 item_begin(&m, seq, "fd");
                                 sdp_add_u64(&m, "client", o->id);
-                                sdp_add_u64(&m, "id", r->id);
-                                sdp_add(&m, "label", r->label);
-                                sdp_add_bool(&m, "readable", r->readable);
-                                client_send(c, &m), n++;
+                                sdp_add_u64(&m, "id", reg->id);
+                                sdp_add(&m, "label", reg->label);
+                                sdp_add_bool(&m, "readable", reg->readable);
+                                reply_item(r, &m), n++;
                         }
                 }
         }
@@ -125,7 +132,7 @@ void status_reply(Client *c, uint64_t seq)
                 item_begin(&m, seq, "disable");
                 sdp_add_u64(&m, "client", 0);
                 sdp_add(&m, "reason", "kept from a previous daemon run until its holders reconnect");
-                client_send(c, &m), n++;
+                reply_item(r, &m), n++;
         }
 
         g_hash_table_iter_init(&it, d->blockers);
@@ -140,7 +147,7 @@ void status_reply(Client *c, uint64_t seq)
                 sdp_add(&m, "reason", b->reason);
                 sdp_add_u64(&m, "since", (uint64_t)(b->since / 1000000));
                 sdp_add(&m, "source", blocker_source_name(b->source));
-                client_send(c, &m), n++;
+                reply_item(r, &m), n++;
         }
 
         for (guint i = 0; i < d->alarms->len; i++) {
@@ -149,19 +156,19 @@ void status_reply(Client *c, uint64_t seq)
                         continue;
                 item_begin(&m, seq, "alarm");
                 alarm_add_item_fields(a, &m);
-                client_send(c, &m), n++;
+                reply_item(r, &m), n++;
         }
 
         if (attempt_active(d)) {
                 item_begin(&m, seq, "attempt");
                 add_attempt(&m, &d->current);
                 sdp_add(&m, "state", attempt_state_name(d->state));
-                client_send(c, &m), n++;
+                reply_item(r, &m), n++;
         }
         for (unsigned i = 0; i < d->n_history; i++) {
                 item_begin(&m, seq, "attempt");
                 add_attempt(&m, &d->history[i]);
-                client_send(c, &m), n++;
+                reply_item(r, &m), n++;
         }
 
         item_begin(&m, seq, "counters");
@@ -172,10 +179,10 @@ void status_reply(Client *c, uint64_t seq)
         sdp_add_u64(&m, "clients", g_hash_table_size(d->clients));
         sdp_add_u64(&m, "blockers", blocker_count(d));
         sdp_add_u64(&m, "late_watchers", d->n_late);
-        client_send(c, &m), n++;
+        sdp_add_u64(&m, "encode_failures", d->n_encode_failures);
+        reply_item(r, &m), n++;
 
         sdp_message_init(&m, SDP_OK);
-        sdp_add_u64(&m, "seq", seq);
         sdp_add_u64(&m, "items", n);
-        client_send(c, &m);
+        reply_ok(r, &m);
 }

@@ -67,6 +67,12 @@ static size_t utf8_sequence(const unsigned char *s, size_t n)
         return len;
 }
 
+/* C1 controls U+0080-U+009F are encoded C2 80 - C2 9F; some terminals act on them (CSI). */
+static bool is_c1(const unsigned char *s, size_t n)
+{
+        return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
+}
+
 bool sdp_text_valid(const char *s, size_t len, size_t max)
 {
         if (len > max)
@@ -77,11 +83,53 @@ bool sdp_text_valid(const char *s, size_t len, size_t max)
                 if (c < 0x20 || c == 0x7f)
                         return false;
                 n = utf8_sequence((const unsigned char *)s + i, len - i);
-                if (n == 0)
+                if (n == 0 || is_c1((const unsigned char *)s + i, n))
                         return false;
                 i += n;
         }
         return true;
+}
+
+size_t sdp_text_cut(char *s, size_t max)
+{
+        size_t len = strlen(s), i = 0;
+
+        if (len > max)
+                len = max;
+        /* walk whole characters; stop before one that does not fit or is incomplete */
+        while (i < len) {
+                unsigned char c = (unsigned char)s[i];
+                size_t n = c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+                if (i + n > len)
+                        break;
+                i += n;
+        }
+        s[i] = '\0';
+        return i;
+}
+
+size_t sdp_text_sanitize(char *dst, size_t size, const char *src)
+{
+        size_t n = 0, len = strlen(src);
+
+        if (size == 0)
+                return 0;
+        for (size_t i = 0; i < len && n + 1 < size;) {
+                const unsigned char *u = (const unsigned char *)src + i;
+                size_t k = utf8_sequence(u, len - i);
+                if (k == 0 || u[0] < 0x20 || u[0] == 0x7f || is_c1(u, k)) {
+                        dst[n++] = '?';
+                        i += k ? k : 1;
+                        continue;
+                }
+                if (n + k + 1 > size)
+                        break;
+                memcpy(dst + n, u, k);
+                n += k;
+                i += k;
+        }
+        dst[n] = '\0';
+        return n;
 }
 
 bool sdp_name_valid(const char *s)
@@ -305,40 +353,10 @@ int sdp_validate(const SdpMessage *msg, SdpProblem *p)
         return 0;
 }
 
-static int decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p, bool requests_only)
+/* KEY=VALUE pairs from s to end into msg (PROTOCOL.md §3). */
+static int parse_fields(SdpMessage *msg, const char *s, const char *end, const void *buf, SdpProblem *p)
 {
-        const char *s = buf, *end;
-        const char *verb;
         size_t i;
-
-        sdp_message_init(msg, SDP_TYPE_INVALID);
-        if (p)
-                *p = (SdpProblem){ .code = SDP_E_NONE };
-        if (len > SDP_MAX_MESSAGE)
-                return problem(p, SDP_E_TOO_LARGE, NULL, "message of %zu bytes exceeds %u", len,
-                               SDP_MAX_MESSAGE);
-        end = s + len;
-        /* one optional line terminator, so a person can type messages with socat */
-        if (end > s && end[-1] == '\n')
-                end--;
-        if (end > s && end[-1] == '\r')
-                end--;
-
-        verb = s;
-        while (s < end && ((*s >= 'a' && *s <= 'z') || *s == '-'))
-                s++;
-        if (s == verb)
-                return problem(p, SDP_E_BAD_MESSAGE, NULL, "a message starts with a lower-case verb");
-        if (s < end && *s != ' ')
-                return problem(p, SDP_E_BAD_MESSAGE, NULL, "bad character after the verb");
-        msg->type = sdp_type_from_name(verb, (size_t)(s - verb));
-        if (msg->type == SDP_TYPE_INVALID)
-                return problem(p, SDP_E_UNKNOWN_REQUEST, NULL, "unknown message '%.*s'",
-                               (int)((s - verb) > 40 ? 40 : (s - verb)), verb);
-        /* A reply or event verb sent to the daemon is not a request, whatever its fields. */
-        if (requests_only && sdp_type_kind(msg->type) != SDP_REQUEST)
-                return problem(p, SDP_E_UNKNOWN_REQUEST, NULL, "%s is not a request",
-                               sdp_type_name(msg->type));
 
         while (s < end) {
                 const char *key;
@@ -411,6 +429,56 @@ static int decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p, b
                         return problem(p, SDP_E_TOO_LARGE, NULL, "message too large");
                 msg->fields[msg->n_fields++] = (SdpField){ k, v };
         }
+        return 0;
+}
+
+static int decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p, bool requests_only)
+{
+        const char *s = buf, *end;
+        const char *verb;
+        SdpError unknown = SDP_E_NONE;
+        char utext[96];
+
+        sdp_message_init(msg, SDP_TYPE_INVALID);
+        if (p)
+                *p = (SdpProblem){ .code = SDP_E_NONE };
+        if (len > SDP_MAX_MESSAGE)
+                return problem(p, SDP_E_TOO_LARGE, NULL, "message of %zu bytes exceeds %u", len,
+                               SDP_MAX_MESSAGE);
+        end = s + len;
+        /* one optional line terminator, so a person can type messages with socat */
+        /* "\n" or "\r\n"; a lone "\r" is left in place and refused as a bad character */
+        if (end > s && end[-1] == '\n') {
+                end--;
+                if (end > s && end[-1] == '\r')
+                        end--;
+        }
+
+        verb = s;
+        while (s < end && ((*s >= 'a' && *s <= 'z') || *s == '-'))
+                s++;
+        if (s == verb)
+                return problem(p, SDP_E_BAD_MESSAGE, NULL, "a message starts with a lower-case verb");
+        if (s < end && *s != ' ')
+                return problem(p, SDP_E_BAD_MESSAGE, NULL, "bad character after the verb");
+        msg->type = sdp_type_from_name(verb, (size_t)(s - verb));
+        if (msg->type == SDP_TYPE_INVALID) {
+                unknown = SDP_E_UNKNOWN_REQUEST;
+                snprintf(utext, sizeof utext, "unknown message '%.*s'",
+                         (int)((s - verb) > 40 ? 40 : (s - verb)), verb);
+        } else if (requests_only && sdp_type_kind(msg->type) != SDP_REQUEST) {
+                /* A reply or event verb sent to the daemon is not a request, whatever its fields. */
+                unknown = SDP_E_UNKNOWN_REQUEST;
+                snprintf(utext, sizeof utext, "%s is not a request", sdp_type_name(msg->type));
+        }
+
+        if (unknown != SDP_E_NONE) {
+                /* read on only to find the seq the error should carry; the verb decides */
+                parse_fields(msg, s, end, buf, NULL);
+                return problem(p, unknown, NULL, "%s", utext);
+        }
+        if (parse_fields(msg, s, end, buf, p) < 0)
+                return -EINVAL;
         return sdp_validate(msg, p);
 }
 

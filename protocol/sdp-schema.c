@@ -118,6 +118,12 @@ static const SdpFieldSpec f_alarm_changed[] = {
         ID("alarm", true), NAME("name", true), ENUM("change", true, alarm_changes), END,
 };
 
+/* an event or reply the daemon could not encode in full (PROTOCOL.md §7) */
+static const SdpFieldSpec f_event_lost[] = {
+        TEXT("event", true, 32), U64("client", true, 0, U32_MAX), BOOL("delivered", true),
+        U64("total", true, 0, UINT64_MAX), END,
+};
+
 static const SdpTypeSpec types[SDP_TYPE_COUNT] = {
         [SDP_HELLO] = { "hello", SDP_REQUEST, f_hello, NULL },
         [SDP_PING] = { "ping", SDP_REQUEST, f_seq_only, NULL },
@@ -152,6 +158,7 @@ static const SdpTypeSpec types[SDP_TYPE_COUNT] = {
         [SDP_MODE_CHANGED] = { "mode-changed", SDP_EVENT, f_mode_changed, NULL },
         [SDP_DISABLE_CHANGED] = { "disable-changed", SDP_EVENT, f_disable_changed, NULL },
         [SDP_ALARM_CHANGED] = { "alarm-changed", SDP_EVENT, f_alarm_changed, NULL },
+        [SDP_EVENT_LOST] = { "event-lost", SDP_EVENT, f_event_lost, NULL },
 };
 
 const SdpTypeSpec *sdp_type_spec(SdpType type)

@@ -67,6 +67,7 @@ typedef enum {
         SDP_MODE_CHANGED,
         SDP_DISABLE_CHANGED,
         SDP_ALARM_CHANGED,
+        SDP_EVENT_LOST,
         SDP_TYPE_COUNT,
         SDP_TYPE_INVALID = -1,
 } SdpType;
@@ -165,8 +166,17 @@ uint64_t sdp_get_u64_or(const SdpMessage *msg, const char *key, uint64_t fallbac
 int sdp_parse_u64(const char *s, size_t len, uint64_t *out);
 /* True for a valid alarm/watcher name: 1..64 of [A-Za-z0-9._@:-]. */
 bool sdp_name_valid(const char *s);
-/* Validate a UTF-8 string with no control characters; max bytes. */
+/* Validate a UTF-8 string with no control characters (U+0000-U+001F, U+007F-U+009F); max bytes. */
 bool sdp_text_valid(const char *s, size_t len, size_t max);
+/* Cut the NUL-terminated string s in place to at most max bytes, at a UTF-8 character boundary
+ * (never inside a multi-byte character). Also drops an incomplete character left at the end by
+ * a byte-wise cut (snprintf, g_strlcpy). Returns the new length. Use it on every text the daemon
+ * shortens (reasons, names, process names, aggregated lists) before it goes into a message. */
+size_t sdp_text_cut(char *s, size_t max);
+/* Copy src into dst (size bytes, NUL-terminated) as valid protocol text: invalid UTF-8 and
+ * control characters become '?', and the result is cut with sdp_text_cut() to fit. For text
+ * from outside the protocol (process names, logind's who/why). Returns the length. */
+size_t sdp_text_sanitize(char *dst, size_t size, const char *src);
 
 #ifdef __cplusplus
 }

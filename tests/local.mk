@@ -20,6 +20,13 @@ tests_unit_test_cron_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cron_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
 TESTS += tests/unit/test-decision tests/unit/test-cron
 
+# The daemon's send path: one final reply, fallback forms, event-lost, bounded lists.
+check_PROGRAMS += tests/unit/test-reply
+tests_unit_test_reply_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_reply_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_reply_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
+TESTS += tests/unit/test-reply
+
 # suspendctl's parsing and formatting (client/libcli.la).
 check_PROGRAMS += tests/unit/test-cli
 tests_unit_test_cli_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
@@ -44,7 +51,8 @@ INTEGRATION_TESTS = \
 	tests/integration/policy-limits.test \
 	tests/integration/suspendctl.test \
 	tests/integration/robustness.test \
-	tests/integration/completion.test
+	tests/integration/completion.test \
+	tests/integration/hostile-input.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py

@@ -2,9 +2,18 @@
  * modules, server and main loop) on a socket in a temporary directory, with a sysfs root of plain
  * files (never the host's /sys). Each input is one client session: messages separated by '\n',
  * sent over a real SOCK_SEQPACKET connection; a message whose first byte is 0x01-0x04 also
- * passes that many descriptors of odd kinds (a pipe, a directory, a socket, /dev/null). Replies
- * are read and dropped; then the connection closes and any attempt it started runs to its end.
- * Alarm commands run through /bin/true instead of /bin/sh.
+ * passes that many descriptors of odd kinds (a pipe, a directory, a socket, /dev/null). Then the
+ * connection closes and any attempt it started runs to its end. Alarm commands run through
+ * /bin/true instead of /bin/sh.
+ *
+ * The oracle (PROTOCOL.md §2, §3): after each datagram the harness runs the daemon until it has
+ * answered, and aborts unless
+ *   - every datagram the daemon sends is at most 4096 bytes, decodes with the codec, and
+ *     re-encodes to the same bytes; events carry no seq;
+ *   - each datagram sent gets exactly one final reply (ok or error), items only before it; a
+ *     request that decodes gets its own seq back; one that does not decode gets an error;
+ *     `ok items=N` follows exactly N items;
+ *     block/unblock with noreply=1 get nothing or an error.
  *
  * `make fuzz-requests` runs a campaign with clang -fsanitize=fuzzer; `make check` replays the
  * corpus (tests/fuzz/corpus-requests) through the same entry point. */
@@ -71,11 +80,109 @@ static void pump(void)
                 ;
 }
 
+/* What the daemon owes one datagram. */
+typedef struct {
+        bool decodes;          /* a request that decodes: its seq must come back */
+        uint64_t seq;
+        bool optional;         /* block/unblock noreply=1: nothing, or an error */
+        uint64_t items;        /* items received before the final */
+        bool final_seen;
+        bool closed;           /* the daemon closed the connection */
+} Expect;
+
+static void violation(const char *what, const char *data, size_t len)
+{
+        fprintf(stderr, "fuzz-requests oracle: %s: %.*s\n", what, (int)(len > 300 ? 300 : len), data);
+        abort();
+}
+
+static void expect_for(Expect *e, const uint8_t *msg, size_t len)
+{
+        static SdpMessage m;
+        SdpProblem p;
+
+        *e = (Expect){ .closed = e->closed };
+        if (len > 0 && msg[0] >= 1 && msg[0] <= 4)
+                msg++, len--;   /* the descriptor prefix is not part of the datagram */
+        if (sdp_decode_request(&m, msg, len, &p) < 0)
+                return;
+        e->decodes = true;
+        e->seq = sdp_get_u64_or(&m, "seq", 0);
+        e->optional = (m.type == SDP_BLOCK || m.type == SDP_UNBLOCK) && sdp_get_bool(&m, "noreply", false);
+}
+
+/* One datagram from the daemon against the protocol's invariants. */
+static void check_datagram(Expect *e, const char *buf, size_t n)
+{
+        static SdpMessage m;
+        static char again[SDP_MAX_MESSAGE + 1];
+        SdpProblem p;
+        SdpKind kind;
+        int k;
+
+        if (n > SDP_MAX_MESSAGE)
+                violation("a datagram over 4096 bytes", buf, n);
+        if (sdp_decode(&m, buf, n, &p) < 0)
+                violation(p.text, buf, n);
+        k = sdp_encode(&m, again, sizeof again, &p);
+        if (k < 0 || (size_t)k != n || memcmp(again, buf, n) != 0)
+                violation("does not re-encode to the same bytes", buf, n);
+        kind = sdp_type_kind(m.type);
+        if (kind == SDP_EVENT) {
+                if (sdp_get(&m, "seq"))
+                        violation("an event with a seq", buf, n);
+                return;
+        }
+        if (e->final_seen)
+                violation(m.type == SDP_ITEM ? "an item after the final reply" : "a second final reply", buf, n);
+        if (e->decodes && sdp_get_u64_or(&m, "seq", UINT64_MAX) != e->seq)
+                violation("a reply with another seq", buf, n);
+        if (m.type == SDP_ITEM) {
+                e->items++;
+                return;
+        }
+        if ((!e->decodes || e->optional) && m.type != SDP_ERROR)
+                violation("ok for a datagram that must be refused or left unanswered", buf, n);
+        if (m.type == SDP_OK && sdp_get_u64_or(&m, "items", e->items) != e->items)
+                violation("items=N is not the number of items sent", buf, n);
+        e->final_seen = true;
+}
+
+/* Run the daemon until it has answered the datagram just sent (requests are answered while the
+ * daemon handles them; several rounds let a backlog flush). */
+static void await_reply(int fd, Expect *e)
+{
+        char buf[2 * SDP_MAX_MESSAGE];
+        int idle = 0;
+
+        for (int round = 0; round < 1000 && !e->final_seen && !e->closed && idle < 3; round++) {
+                bool got = false;
+                ssize_t n;
+                pump();
+                while ((n = recv(fd, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC)) >= 0) {
+                        if (n == 0) {
+                                e->closed = true;   /* only after 17 oversized datagrams (§5) */
+                                break;
+                        }
+                        got = true;
+                        check_datagram(e, buf, (size_t)n > sizeof buf ? sizeof buf : (size_t)n);
+                        if ((size_t)n > sizeof buf)
+                                violation("a datagram over 4096 bytes", buf, sizeof buf);
+                }
+                idle = got || g_main_context_pending(NULL) ? 0 : idle + 1;
+        }
+        if (!e->final_seen && !e->optional && !e->closed)
+                violation(e->decodes ? "a request without a final reply" : "a bad datagram without an error", "", 0);
+}
+
+/* Whatever the daemon still sends after the session: checked, then dropped. */
 static void drain(int fd)
 {
-        char buf[SDP_MAX_MESSAGE + 64];
-        while (recv(fd, buf, sizeof buf, MSG_DONTWAIT) > 0)
-                ;
+        char buf[2 * SDP_MAX_MESSAGE];
+        Expect none = { .final_seen = true };
+        ssize_t n;
+        while ((n = recv(fd, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC)) > 0)
+                check_datagram(&none, buf, (size_t)n > sizeof buf ? sizeof buf : (size_t)n);
 }
 
 static int odd_fd(int kind)
@@ -96,7 +203,7 @@ static int odd_fd(int kind)
         }
 }
 
-static void send_message(int fd, const uint8_t *msg, size_t len)
+static bool send_message(int fd, const uint8_t *msg, size_t len)
 {
         int fds[4], n_fds = 0;
         union {
@@ -105,6 +212,7 @@ static void send_message(int fd, const uint8_t *msg, size_t len)
         } control;
         struct iovec iov;
         struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        bool sent = false;
 
         if (len > 0 && msg[0] >= 1 && msg[0] <= 4) {
                 for (int i = 0; i < msg[0]; i++)
@@ -125,13 +233,17 @@ static void send_message(int fd, const uint8_t *msg, size_t len)
                 memcpy(CMSG_DATA(cm), fds, sizeof(int) * (size_t)n_fds);
         }
         for (int tries = 0; tries < 8; tries++) {
-                if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0 || (errno != EAGAIN && errno != ENOBUFS))
+                if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) >= 0) {
+                        sent = true;
                         break;
-                pump();   /* the daemon reads; our replies pile up: drop them */
-                drain(fd);
+                }
+                if (errno != EAGAIN && errno != ENOBUFS)
+                        break;
+                pump();
         }
         for (int i = 0; i < n_fds; i++)
                 close(fds[i]);
+        return sent;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -141,6 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
         size_t start = 0;
         int fd, messages = 0;
+        Expect e = { 0 };
 
         if (!d)
                 start_daemon();
@@ -149,15 +262,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
                 abort();
         pump();
-        for (size_t i = 0; i <= size && messages < 64; i++) {
+        for (size_t i = 0; i <= size && messages < 64 && !e.closed; i++) {
                 if (i < size && data[i] != '\n')
                         continue;
-                send_message(fd, data + start, i - start);
+                expect_for(&e, data + start, i - start);
+                if (send_message(fd, data + start, i - start))
+                        await_reply(fd, &e);
                 start = i + 1;
                 messages++;
-                pump();
-                drain(fd);
         }
+        drain(fd);
         close(fd);
         /* Sessions are independent: back to on-demand (immediate mode on a kernel whose sleeps
          * return at once would only spin), then let the disconnect and any attempt this

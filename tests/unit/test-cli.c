@@ -130,6 +130,10 @@ START_TEST(test_reason)
         ck_assert_str_eq(plain, "make -j8");
         ck_assert_str_eq(ctl, "a b c");
         ck_assert_str_eq(bad, "x?y");
+        {
+                g_autofree char *c1 = cli_reason("a\xc2\x85" "b\xc2\xa0" "c");   /* NEL is C1, NBSP is not */
+                ck_assert_str_eq(c1, "a b\xc2\xa0" "c");
+        }
         memset(long_line, 'x', sizeof long_line - 1);
         long_line[sizeof long_line - 1] = '\0';
         cut = cli_reason(long_line);

@@ -76,6 +76,7 @@ static const struct {
         { SDP_MODE_CHANGED, "mode-changed mode=immediate" },
         { SDP_DISABLE_CHANGED, "disable-changed disabled=0 holders=0" },
         { SDP_ALARM_CHANGED, "alarm-changed alarm=2 name=x change=rescheduled" },
+        { SDP_EVENT_LOST, "event-lost event=aborted client=3 delivered=1 total=1" },
 };
 
 START_TEST(test_round_trip_every_type)
@@ -279,6 +280,72 @@ START_TEST(test_names_and_helpers)
 }
 END_TEST
 
+/* Issue 15 / PROTOCOL.md §3: the edge cases a client written from the spec relies on. */
+START_TEST(test_spec_edges)
+{
+        SdpProblem p;
+        /* a lone CR is not a line terminator */
+        ck_assert_int_eq(rejected("ping seq=1\r"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("ping\r"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("ping seq=1\n\n"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("ping seq=1\r\r\n"), SDP_E_BAD_MESSAGE);
+        /* quoting is transparent: a quoted integer is the integer */
+        round_trip("ping seq=\"5\"", SDP_PING);
+        ck_assert(sdp_get_u64_or(&msg, "seq", 0) == 5);
+        ck_assert_int_eq(rejected("ping seq=\"05\""), SDP_E_BAD_FIELD);
+        /* verbs: lower-case letters and '-' only; '-' alone is a (unknown) verb */
+        ck_assert_int_eq(rejected("ping2"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("Ping"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("ping_x"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("-"), SDP_E_UNKNOWN_REQUEST);
+        ck_assert_int_eq(rejected("-- seq=1"), SDP_E_UNKNOWN_REQUEST);
+        /* an unknown verb's seq is still read, so the error can carry it */
+        ck_assert_int_eq(rejected("frob seq=8 x=\"y\""), SDP_E_UNKNOWN_REQUEST);
+        ck_assert(sdp_get_u64_or(&msg, "seq", 0) == 8);
+        ck_assert_int_eq(sdp_decode_request(&msg, "ok seq=9", 8, &p), -EINVAL);
+        ck_assert_int_eq(p.code, SDP_E_UNKNOWN_REQUEST);
+        ck_assert(sdp_get_u64_or(&msg, "seq", 0) == 9);
+        /* C1 controls (U+0080-U+009F) are control characters; U+00A0 is not */
+        ck_assert_int_eq(rejected("block id=1 reason=\"a\xc2\x85\""), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("block id=1 reason=a\xc2\x9b"), SDP_E_BAD_MESSAGE);
+        ck_assert_int_eq(rejected("block id=1 reason=\"\xc2\x80\""), SDP_E_BAD_MESSAGE);
+        round_trip("block id=1 reason=\"a\xc2\xa0" "b\"", SDP_BLOCK);
+        /* alarm-add needs exactly one time */
+        ck_assert_int_eq(rejected("alarm-add name=x hold=5"), SDP_E_CONFLICTING_FIELDS);
+        ck_assert_int_eq(rejected("alarm-add name=x in=5 at=99999999999"), SDP_E_CONFLICTING_FIELDS);
+        /* at: Unix seconds up to 9999-12-31T23:59:59Z */
+        round_trip("alarm-add name=x at=253402300799", SDP_ALARM_ADD);
+        ck_assert_int_eq(rejected("alarm-add name=x at=253402300800"), SDP_E_BAD_FIELD);
+        (void)p;
+}
+END_TEST
+
+START_TEST(test_text_cut)
+{
+        char s[64];
+        /* "aЖ€😀": 1 + 2 + 3 + 4 bytes */
+        const char *t = "a\xd0\x96\xe2\x82\xac\xf0\x9f\x98\x80";
+        static const size_t expect[] = { 0, 1, 1, 3, 3, 3, 6, 6, 6, 6, 10, 10 };
+        for (size_t max = 0; max < sizeof expect / sizeof expect[0]; max++) {
+                snprintf(s, sizeof s, "%s", t);
+                ck_assert_uint_eq(sdp_text_cut(s, max), expect[max]);
+                ck_assert_uint_eq(strlen(s), expect[max]);
+                ck_assert(sdp_text_valid(s, strlen(s), 64));
+        }
+        /* a byte-wise cut inside a character is repaired */
+        snprintf(s, sizeof s, "%.2s", "\xd0\x96\xd0\x96");
+        ck_assert_uint_eq(strlen(s), 2);
+        snprintf(s, sizeof s, "%.3s", "\xd0\x96\xd0\x96");
+        ck_assert_uint_eq(sdp_text_cut(s, 64), 2);
+        /* sanitize: invalid UTF-8 and controls become '?', the result is cut to fit */
+        ck_assert_uint_eq(sdp_text_sanitize(s, sizeof s, "a\x01" "b\xff" "c\xc2\x85" "d"), 7);
+        ck_assert_str_eq(s, "a?b?c?d");
+        ck_assert_uint_eq(sdp_text_sanitize(s, 4, "a\xd0\x96\xd0\x96"), 3);
+        ck_assert_str_eq(s, "a\xd0\x96");
+        ck_assert_uint_eq(sdp_text_sanitize(s, 3, "a\xd0\x96"), 1);
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("protocol");
@@ -294,5 +361,7 @@ int main(void)
         tcase_add_test(tc, test_schema_errors);
         tcase_add_test(tc, test_limits);
         tcase_add_test(tc, test_names_and_helpers);
+        tcase_add_test(tc, test_spec_edges);
+        tcase_add_test(tc, test_text_cut);
         return run_tap(s, tc);
 }
