@@ -3,7 +3,7 @@
 TEST_EXTENSIONS = .test .vmtest
 TEST_LOG_DRIVER = $(LOG_DRIVER)
 VMTEST_LOG_DRIVER = $(LOG_DRIVER)
-EXTRA_DIST += tests/deps tests/run tests/summary tests/unit/check-tap.h
+EXTRA_DIST += tests/deps tests/run tests/summary tests/skip-driver tests/expected-skips tests/unit/check-tap.h
 
 check_PROGRAMS += tests/unit/test-protocol
 tests_unit_test_protocol_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

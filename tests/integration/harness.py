@@ -12,6 +12,8 @@ A test script does:
 """
 import array
 import os
+import pickle
+import select
 import shutil
 import signal
 import socket
@@ -330,3 +332,122 @@ class Env:
 
     def wait_for(self, cond, timeout=TIMEOUT):
         return self._wait(cond, timeout)
+
+    # -- status fields: what negative checks wait on (a status reply is a reply to a later
+    #    request, so whatever the daemon decided before it is visible in it) --
+    def daemon_status(self):
+        return [i for i in self.status() if i["type"] == "daemon"][0]
+
+    def counters(self):
+        return [i for i in self.status() if i["type"] == "counters"][0]
+
+    def attempts(self):
+        """The attempt items, newest first."""
+        return [i for i in self.status() if i["type"] == "attempt"]
+
+    def attempt(self, att):
+        a = [i for i in self.attempts() if i["attempt"] == str(att)]
+        return a[0] if a else None
+
+    # -- another uid --
+    def as_user(self, uid, gid, func, timeout=TIMEOUT):
+        """Run func() in a child process as uid/gid and return its (picklable) result; an
+        exception in the child is re-raised here, a child that hangs is killed."""
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                os.setgroups([])
+                os.setgid(gid)
+                os.setuid(uid)
+                out = (True, func())
+            except BaseException as e:   # noqa: report anything to the parent
+                out = (False, "%s: %s" % (type(e).__name__, e))
+            try:
+                os.write(w, pickle.dumps(out))
+            finally:
+                os._exit(0)
+        os.close(w)
+        data, deadline = b"", time.time() + timeout
+        try:
+            while True:
+                left = deadline - time.time()
+                if left <= 0 or not select.select([r], [], [], left)[0]:
+                    os.kill(pid, signal.SIGKILL)
+                    raise TimeoutError("the child running as uid %d did not finish" % uid)
+                chunk = os.read(r, 65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            os.close(r)
+            os.waitpid(pid, 0)
+        ok, val = pickle.loads(data) if data else (False, "the child died")
+        if not ok:
+            raise RuntimeError("as uid %d: %s" % (uid, val))
+        return val
+
+    def exe_for_others(self, path):
+        """A copy of a built program that any uid can run, with the environment it needs: the
+        checkout may sit in a directory only root can enter (/root, a 0700 home). A libtool
+        wrapper is resolved to the real binary, and the build's own shared libraries are copied
+        beside it."""
+        dest = os.path.join(self.dir, "bin-for-others")
+        os.makedirs(dest, exist_ok=True)
+        os.chmod(dest, 0o755)
+        libtool = os.path.join(TOP_BUILDDIR, "libtool")
+        with open(path, "rb") as f:
+            wrapped = f.read(4) != b"\x7fELF"
+        if wrapped and os.path.exists(libtool):
+            out = subprocess.run([libtool, "--mode=execute", "sh", "-c", 'printf "%s\\n%s\\n" "$1" "${LD_LIBRARY_PATH:-}"',
+                                  "sh", path], capture_output=True, text=True, timeout=TIMEOUT, check=True).stdout
+            real, libpath = (out.split("\n") + ["", ""])[:2]
+        else:
+            real, libpath = path, ""
+        for d in filter(None, libpath.split(":")):
+            if not os.path.realpath(d).startswith(os.path.realpath(TOP_BUILDDIR) + os.sep):
+                continue
+            for name in os.listdir(d):
+                if ".so" in name and not os.path.isdir(os.path.join(d, name)):
+                    shutil.copy(os.path.join(d, name), os.path.join(dest, name))
+        exe = os.path.join(dest, os.path.basename(path))
+        shutil.copy(real, exe)
+        for name in os.listdir(dest):
+            os.chmod(os.path.join(dest, name), 0o755)
+        return exe, {"LD_LIBRARY_PATH": dest}
+
+    def suspendctl_as(self, uid, gid, *args, timeout=TIMEOUT):
+        """suspendctl run as another uid (from a copy that uid can reach)."""
+        exe, extra = self.exe_for_others(SUSPENDCTL)
+        e = dict(os.environ, SUSPENDD_SOCKET=self.socket, **extra)
+
+        def drop():
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+        return subprocess.run([exe] + list(args), capture_output=True, text=True, timeout=timeout, env=e,
+                              preexec_fn=drop, cwd="/")
+
+
+_pending = {}
+
+
+def readline(stream, timeout=TIMEOUT):
+    """One line from a child's pipe, or None when nothing comes within timeout (never hangs).
+    Read a pipe only through this once it is used (it bypasses the stream's own buffer)."""
+    fd = stream.fileno()
+    deadline = time.time() + timeout
+    buf = _pending.pop(fd, b"")
+    while b"\n" not in buf:
+        left = deadline - time.time()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            _pending[fd] = buf
+            return None
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return buf.decode() or None
+        buf += chunk
+    line, _, rest = buf.partition(b"\n")
+    _pending[fd] = rest
+    return line.decode() + "\n"

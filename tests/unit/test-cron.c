@@ -226,8 +226,10 @@ START_TEST(test_next_dst)
 {
         time_t n;
 
-        if (access("/usr/share/zoneinfo/Europe/Berlin", R_OK) != 0)
-                return;   /* no tzdata: nothing to check */
+        /* tzdata is a test dependency (tests/deps): without it TZ falls back to UTC silently
+         * and nothing below would test daylight saving time */
+        ck_assert_msg(access("/usr/share/zoneinfo/Europe/Berlin", R_OK) == 0,
+                      "/usr/share/zoneinfo/Europe/Berlin is missing: install tzdata (tests/deps)");
         use_tz("Europe/Berlin");
         /* 2026-03-29: 02:00 CET jumps to 03:00 CEST, so 02:30 does not exist that day */
         n = next_of("30 2 * * *", at(2026, 3, 28, 12, 0, 0));
