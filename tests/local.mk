@@ -26,6 +26,12 @@ tests_unit_test_cli_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cli_LDADD = client/libcli.la $(GLIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test-cli
 
+# libsuspendctl against fake daemons that stay silent, close mid-call or stop reading.
+check_PROGRAMS += tests/unit/test-client-timeout
+tests_unit_test_client_timeout_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_client_timeout_LDADD = client/libsuspendctl.la $(GLIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test-client-timeout
+
 # The fake kernel: a FUSE sysfs with real blocking semantics (tests/fake-kernel/README.md).
 check_PROGRAMS += tests/fake-kernel/fake-kernel
 tests_fake_kernel_fake_kernel_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS) -pthread
@@ -43,6 +49,7 @@ INTEGRATION_TESTS = \
 	tests/integration/disable.test \
 	tests/integration/policy-limits.test \
 	tests/integration/suspendctl.test \
+	tests/integration/client-timeout.test \
 	tests/integration/robustness.test \
 	tests/integration/completion.test
 TESTS += $(INTEGRATION_TESTS)
