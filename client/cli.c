@@ -35,6 +35,25 @@ int64_t cli_parse_duration(const char *s)
         return total;
 }
 
+int64_t cli_parse_timeout(const char *s)
+{
+        size_t n = s ? strlen(s) : 0;
+        int64_t ms;
+
+        if (n > 2 && strcmp(s + n - 2, "ms") == 0) {
+                g_autofree char *digits = g_strndup(s, n - 2);
+                ms = cli_parse_duration(digits);   /* a bare number: here milliseconds */
+                if (ms < 0 || strspn(digits, "0123456789") != n - 2)
+                        return -1;
+        } else {
+                ms = cli_parse_duration(s);
+                if (ms < 0)
+                        return -1;
+                ms *= 1000;
+        }
+        return ms > 86400000 ? -1 : ms;
+}
+
 int64_t cli_parse_time(const char *s, time_t now)
 {
         struct tm tm;

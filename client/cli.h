@@ -12,10 +12,14 @@ enum {
         EXIT_USAGE = 2,         /* bad arguments */
         EXIT_NOT_RUNNING = 3,   /* no daemon on the socket */
         EXIT_DENIED = 4,        /* the policy forbids it */
+        EXIT_TIMEOUT = 5,       /* the daemon did not answer within the timeout */
 };
 
 /* "90", "90s", "5m", "2h", "1d", "1h30m" -> seconds. -1 on error. */
 int64_t cli_parse_duration(const char *s);
+/* --timeout: a duration as above or "Nms", at most 1d, -> milliseconds; "0" -> 0 (no limit).
+ * -1 on error. */
+int64_t cli_parse_timeout(const char *s);
 /* "@UNIX", "YYYY-MM-DD HH:MM[:SS]", "YYYY-MM-DDTHH:MM[:SS]", "HH:MM" (next occurrence), local
  * time, relative to `now`. -1 on error. */
 int64_t cli_parse_time(const char *s, time_t now);

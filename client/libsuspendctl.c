@@ -32,6 +32,7 @@ struct _SuspendctlClient {
         GSource *source;
         guint idle;
         gboolean dead;
+        int timeout_ms;                /* as set: SUSPENDCTL_TIMEOUT_DEFAULT unless changed */
 };
 
 struct _SuspendctlBlock {
@@ -116,6 +117,33 @@ void suspendctl_record_free(SuspendctlRecord *r)
 
 /* --- transport --- */
 
+/* Deadlines are CLOCK_MONOTONIC microseconds (g_get_monotonic_time), -1 for none: CLOCK_MONOTONIC
+ * stops while the machine sleeps, so the time asleep inside a suspend call never counts. */
+static gint64 deadline_for(const SuspendctlClient *c, int default_ms)
+{
+        int ms = c->timeout_ms == SUSPENDCTL_TIMEOUT_DEFAULT ? default_ms : c->timeout_ms;
+        if (ms == SUSPENDCTL_TIMEOUT_INFINITE)
+                return -1;
+        return g_get_monotonic_time() + (gint64)ms * 1000;
+}
+
+/* What is left of a deadline as a poll() timeout, rounded up so a wait never ends early. */
+static int ms_left(gint64 deadline)
+{
+        gint64 left;
+        if (deadline < 0)
+                return -1;
+        left = deadline - g_get_monotonic_time();
+        return left <= 0 ? 0 : (int)MIN((left + 999) / 1000, (gint64)G_MAXINT - 1);
+}
+
+static void set_timed_out(const SuspendctlClient *c, int default_ms, const char *what, GError **error)
+{
+        int ms = c->timeout_ms == SUSPENDCTL_TIMEOUT_DEFAULT ? default_ms : c->timeout_ms;
+        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_TIMED_OUT,
+                    "suspendd did not %s within %d ms (is it hung?)", what, ms);
+}
+
 static gboolean set_dead(SuspendctlClient *c, GError **error)
 {
         if (!c->dead) {
@@ -127,7 +155,8 @@ static gboolean set_dead(SuspendctlClient *c, GError **error)
         return FALSE;
 }
 
-static gboolean send_msg(SuspendctlClient *c, const SdpMessage *m, const int *fd, GError **error)
+/* Send one message; a daemon that does not read its socket until `deadline` is TIMED_OUT. */
+static gboolean send_msg(SuspendctlClient *c, const SdpMessage *m, const int *fd, gint64 deadline, GError **error)
 {
         char buf[SDP_MAX_MESSAGE + 1];
         SdpProblem p;
@@ -164,14 +193,18 @@ static gboolean send_msg(SuspendctlClient *c, const SdpMessage *m, const int *fd
                 memcpy(CMSG_DATA(cm), fd, sizeof(int));
         }
         for (;;) {
-                ssize_t s = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+                ssize_t s = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (s >= 0)
                         return TRUE;
                 if (errno == EINTR)
                         continue;
                 if (errno == EAGAIN) {
                         struct pollfd pfd = { c->fd, POLLOUT, 0 };
-                        poll(&pfd, 1, -1);
+                        int r = poll(&pfd, 1, ms_left(deadline));
+                        if (r == 0) {
+                                set_timed_out(c, SUSPENDCTL_TIMEOUT_REPLY_MS, "read its socket", error);
+                                return FALSE;
+                        }
                         continue;
                 }
                 if (errno == EPIPE || errno == ECONNRESET)
@@ -181,8 +214,9 @@ static gboolean send_msg(SuspendctlClient *c, const SdpMessage *m, const int *fd
         }
 }
 
-/* Read one datagram; timeout_ms -1 waits. Returns 1 with *m filled, 0 on timeout, -1 on error. */
-static int recv_msg(SuspendctlClient *c, SdpMessage *m, int timeout_ms, GError **error)
+/* Read one datagram until `deadline` (-1: no limit; 0: only what is queued). Returns 1 with *m
+ * filled, 0 on timeout, -1 on error. */
+static int recv_msg(SuspendctlClient *c, SdpMessage *m, gint64 deadline, GError **error)
 {
         char buf[SDP_MAX_MESSAGE + 1];
         SdpProblem p;
@@ -195,7 +229,7 @@ static int recv_msg(SuspendctlClient *c, SdpMessage *m, int timeout_ms, GError *
                         set_dead(c, error);
                         return -1;
                 }
-                r = poll(&pfd, 1, timeout_ms);
+                r = poll(&pfd, 1, ms_left(deadline));
                 if (r < 0 && errno == EINTR)
                         continue;
                 if (r == 0)
@@ -233,22 +267,28 @@ static void queue_event(SuspendctlClient *c, const SdpMessage *m)
 
 static void schedule_dispatch(SuspendctlClient *c);
 
-/* Send a request and wait for its final reply. Items go to *items if given; the final `ok`
- * to *reply if given. Events that arrive meanwhile are queued for the handler. */
+/* Send a request and wait for its final reply, up to the client's timeout. Items go to *items if
+ * given; the final `ok` to *reply if given. Events that arrive meanwhile are queued for the
+ * handler. */
 static gboolean call(SuspendctlClient *c, SdpMessage *req, const int *fd, GPtrArray **items,
                      SdpMessage *reply, GError **error)
 {
         uint32_t seq = ++c->next_seq;
+        gint64 deadline = deadline_for(c, SUSPENDCTL_TIMEOUT_REPLY_MS);
         SdpMessage m;
 
-        if (sdp_add_u64(req, "seq", seq) < 0 || !send_msg(c, req, fd, error))
+        if (sdp_add_u64(req, "seq", seq) < 0 || !send_msg(c, req, fd, deadline, error))
                 return FALSE;
         if (items)
                 *items = g_ptr_array_new_with_free_func((GDestroyNotify)suspendctl_record_free);
         for (;;) {
-                int r = recv_msg(c, &m, -1, error);
+                int r = recv_msg(c, &m, deadline, error);
                 if (r < 0)
                         break;
+                if (r == 0) {   /* a late reply carries this seq and is discarded as stale */
+                        set_timed_out(c, SUSPENDCTL_TIMEOUT_REPLY_MS, "answer", error);
+                        break;
+                }
                 if (sdp_type_kind(m.type) == SDP_EVENT) {
                         queue_event(c, &m);
                         continue;
@@ -303,7 +343,39 @@ static void refusal_instead(SuspendctlClient *c, GError **error)
         }
 }
 
+/* A daemon that stopped accepting leaves connect() waiting in the kernel for room in its backlog;
+ * on AF_UNIX that wait is bounded by SO_SNDTIMEO, after which connect fails with EAGAIN. */
+static int connect_socket(const char *path, const struct sockaddr_un *sa, int timeout_ms, GError **error)
+{
+        int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0), e;
+        int ms = timeout_ms == SUSPENDCTL_TIMEOUT_DEFAULT ? SUSPENDCTL_TIMEOUT_REPLY_MS : timeout_ms;
+        struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+        if (fd >= 0 && ms != SUSPENDCTL_TIMEOUT_INFINITE)
+                (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        if (fd >= 0 && connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0)
+                return fd;
+        e = errno;
+        if (fd >= 0)
+                close(fd);
+        if (e == EAGAIN)
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_TIMED_OUT,
+                            "suspendd did not accept the connection within %d ms (is it hung?)", ms);
+        else
+                g_set_error(error, SUSPENDCTL_ERROR,
+                            e == EACCES ? SUSPENDCTL_ERROR_PERMISSION_DENIED : SUSPENDCTL_ERROR_NOT_RUNNING,
+                            "cannot connect to suspendd at %s: %s%s", path, g_strerror(e),
+                            e == ENOENT || e == ECONNREFUSED ? " (is suspendd running?)" : "");
+        return -1;
+}
+
 SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *name, GError **error)
+{
+        return suspendctl_client_new_with_timeout(socket_path, name, SUSPENDCTL_TIMEOUT_DEFAULT, error);
+}
+
+SuspendctlClient *suspendctl_client_new_with_timeout(const char *socket_path, const char *name, int timeout_ms,
+                                                     GError **error)
 {
         SuspendctlClient *c;
         struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -311,6 +383,7 @@ SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *nam
         const char *path = socket_path ? socket_path : g_getenv("SUSPENDD_SOCKET");
         int fd;
 
+        g_return_val_if_fail(timeout_ms > 0 || timeout_ms == SUSPENDCTL_TIMEOUT_DEFAULT, NULL);
         if (!path || !*path)
                 path = "/run/suspendd/socket";
         if (strlen(path) >= sizeof sa.sun_path) {
@@ -318,20 +391,12 @@ SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *nam
                 return NULL;
         }
         strcpy(sa.sun_path, path);
-        fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-                int e = errno;
-                if (fd >= 0)
-                        close(fd);
-                g_set_error(error, SUSPENDCTL_ERROR,
-                            e == EACCES ? SUSPENDCTL_ERROR_PERMISSION_DENIED : SUSPENDCTL_ERROR_NOT_RUNNING,
-                            "cannot connect to suspendd at %s: %s%s", path, g_strerror(e),
-                            e == ENOENT || e == ECONNREFUSED ? " (is suspendd running?)" : "");
+        if ((fd = connect_socket(path, &sa, timeout_ms, error)) < 0)
                 return NULL;
-        }
         c = g_new0(SuspendctlClient, 1);
         c->fd = fd;
         c->path = g_strdup(path);
+        c->timeout_ms = timeout_ms;
         g_queue_init(&c->events);
         sdp_message_init(&m, SDP_HELLO);
         sdp_add_u64(&m, "version", SDP_VERSION);
@@ -377,6 +442,17 @@ guint suspendctl_client_get_id(const SuspendctlClient *c)
 int suspendctl_client_get_fd(const SuspendctlClient *c)
 {
         return c->fd;
+}
+
+void suspendctl_client_set_timeout(SuspendctlClient *c, int timeout_ms)
+{
+        g_return_if_fail(timeout_ms > 0 || timeout_ms == SUSPENDCTL_TIMEOUT_DEFAULT);
+        c->timeout_ms = timeout_ms;
+}
+
+int suspendctl_client_get_timeout(const SuspendctlClient *c)
+{
+        return c->timeout_ms;
 }
 
 /* --- events --- */
@@ -442,16 +518,15 @@ void suspendctl_client_attach(SuspendctlClient *c, GMainContext *context)
         schedule_dispatch(c);
 }
 
-SuspendctlRecord *suspendctl_client_next_event(SuspendctlClient *c, int timeout_ms, GError **error)
+/* The next event, waiting until `deadline` (as recv_msg); NULL on timeout. */
+static SuspendctlRecord *next_event_until(SuspendctlClient *c, gint64 deadline, GError **error)
 {
         SdpMessage m;
-        gint64 end = timeout_ms < 0 ? -1 : g_get_monotonic_time() + (gint64)timeout_ms * 1000;
         for (;;) {
-                int r, left;
+                int r;
                 if (!g_queue_is_empty(&c->events))
                         return g_queue_pop_head(&c->events);
-                left = end < 0 ? -1 : (int)MAX(0, (end - g_get_monotonic_time()) / 1000);
-                r = recv_msg(c, &m, left, error);
+                r = recv_msg(c, &m, deadline, error);
                 if (r < 0)
                         return g_queue_pop_head(&c->events);   /* the "disconnected" record */
                 if (r == 0)
@@ -459,6 +534,11 @@ SuspendctlRecord *suspendctl_client_next_event(SuspendctlClient *c, int timeout_
                 if (sdp_type_kind(m.type) == SDP_EVENT || m.type == SDP_ERROR)
                         queue_event(c, &m);
         }
+}
+
+SuspendctlRecord *suspendctl_client_next_event(SuspendctlClient *c, int timeout_ms, GError **error)
+{
+        return next_event_until(c, timeout_ms < 0 ? -1 : g_get_monotonic_time() + (gint64)timeout_ms * 1000, error);
 }
 
 /* --- requests --- */
@@ -485,7 +565,7 @@ static SuspendctlBlock *block(SuspendctlClient *c, const char *reason, gboolean 
         if (oneway) {
                 sdp_add_u64(&m, "seq", ++c->next_seq);
                 sdp_add_bool(&m, "noreply", true);
-                if (!send_msg(c, &m, NULL, error))
+                if (!send_msg(c, &m, NULL, deadline_for(c, SUSPENDCTL_TIMEOUT_REPLY_MS), error))
                         return NULL;
         } else if (!call(c, &m, NULL, NULL, NULL, error)) {
                 return NULL;
@@ -519,7 +599,7 @@ gboolean suspendctl_block_release(SuspendctlBlock *b, GError **error)
         sdp_add_u64(&m, "id", b->id);
         sdp_add_u64(&m, "seq", ++b->client->next_seq);
         sdp_add_bool(&m, "noreply", true);
-        ok = send_msg(b->client, &m, NULL, error);
+        ok = send_msg(b->client, &m, NULL, deadline_for(b->client, SUSPENDCTL_TIMEOUT_REPLY_MS), error);
         g_free(b);
         return ok;
 }
@@ -631,6 +711,7 @@ static gboolean outcome_result(SuspendctlRecord *r, SuspendctlRecord **outcome, 
 gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *attempt,
                                    SuspendctlRecord **outcome, GError **error)
 {
+        gint64 deadline = deadline_for(c, SUSPENDCTL_TIMEOUT_ATTEMPT_MS);
         gint64 id = request_suspend(c, user, error);
         GQueue keep = G_QUEUE_INIT;
         gboolean result = FALSE;
@@ -644,15 +725,23 @@ gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *
         if (id == 0)
                 return TRUE;
         for (;;) {
-                SuspendctlRecord *r = suspendctl_client_next_event(c, -1, error);
+                GError *local = NULL;
+                SuspendctlRecord *r = next_event_until(c, deadline, &local);
+                if (!r && !local) {   /* the daemon is silent: no outcome in time */
+                        set_timed_out(c, SUSPENDCTL_TIMEOUT_ATTEMPT_MS, "report the attempt's outcome", error);
+                        break;
+                }
                 if (!r || strcmp(suspendctl_record_type(r), "disconnected") == 0) {
                         if (r)
                                 g_queue_push_tail(&keep, r);
-                        if (error && !*error)
+                        if (local)
+                                g_propagate_error(error, local);
+                        else
                                 g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_DISCONNECTED,
                                             "the daemon went away during the attempt");
                         break;
                 }
+                g_clear_error(&local);
                 if (is_outcome(r, (guint64)id)) {
                         result = outcome_result(r, outcome, error);
                         break;
@@ -670,6 +759,7 @@ gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *
 typedef struct {
         char *path;
         gboolean user;
+        int timeout_ms;
 } SuspendJob;
 
 static void suspend_job_free(gpointer p)
@@ -684,7 +774,7 @@ static void suspend_thread(GTask *task, gpointer src, gpointer data, GCancellabl
         SuspendJob *j = data;
         GError *error = NULL;
         SuspendctlRecord *outcome = NULL;
-        SuspendctlClient *own = suspendctl_client_new(j->path, "libsuspendctl-async", &error);
+        SuspendctlClient *own = suspendctl_client_new_with_timeout(j->path, "libsuspendctl-async", j->timeout_ms, &error);
         if (own && suspendctl_client_suspend(own, j->user, NULL, &outcome, &error) && !outcome)
                 outcome = record_simple("resumed", "noop", "1");
         suspendctl_client_free(own);
@@ -703,6 +793,7 @@ void suspendctl_client_suspend_async(SuspendctlClient *c, gboolean user, GCancel
         SuspendJob *j = g_new0(SuspendJob, 1);
         j->path = g_strdup(c->path);
         j->user = user;
+        j->timeout_ms = c->timeout_ms;
         g_task_set_source_tag(task, suspendctl_client_suspend_async);
         g_task_set_task_data(task, j, suspend_job_free);
         g_task_run_in_thread(task, suspend_thread);

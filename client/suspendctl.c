@@ -15,9 +15,10 @@
 #include "suspendctl.h"
 
 static const char *socket_path;
+static int timeout_ms = SUSPENDCTL_TIMEOUT_DEFAULT;   /* --timeout */
 
 static const char *const usage_text =
-"Usage: suspendctl [--socket PATH] COMMAND [ARGS]...\n"
+"Usage: suspendctl [--socket PATH] [--timeout DURATION] COMMAND [ARGS]...\n"
 "Control and inspect suspendd, the suspend daemon.\n"
 "\n"
 "Commands:\n"
@@ -37,11 +38,16 @@ static const char *const usage_text =
 "\n"
 "Options:\n"
 "  -s, --socket PATH   the daemon's socket (default $SUSPENDD_SOCKET or /run/suspendd/socket)\n"
+"  -t, --timeout DURATION\n"
+"                      how long to wait for each answer of the daemon, and for a suspend's\n"
+"                      outcome (default 25s, suspend 120s; at most 1d; Nms: milliseconds;\n"
+"                      0: no limit)\n"
 "  -h, --help          show this help (COMMAND --help: help for one command)\n"
 "  -V, --version       show the version\n"
 "\n"
 "Exit status: 0 success; 1 refused by the daemon or the attempt aborted; 2 bad arguments;\n"
-"3 suspendd not running; 4 permission denied. block and disable return CMD's status.\n";
+"3 suspendd not running; 4 permission denied; 5 suspendd did not answer in time.\n"
+"block and disable return CMD's status.\n";
 
 /* The default reason of block/disable: the command line, made to fit a protocol reason. */
 static char *joined_reason(char **argv)
@@ -71,8 +77,11 @@ static int fail(GError *error)
                 code = EXIT_NOT_RUNNING;
         else if (g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_PERMISSION_DENIED))
                 code = EXIT_DENIED;
+        else if (g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_TIMED_OUT))
+                code = EXIT_TIMEOUT;
         fprintf(stderr, "suspendctl: %s%s\n",
-                code == EXIT_DENIED ? "permission denied: " : code == EXIT_REFUSED ? "refused: " : "",
+                code == EXIT_DENIED ? "permission denied: " : code == EXIT_REFUSED ? "refused: "
+                : code == EXIT_TIMEOUT ? "timed out: " : "",
                 error->message);
         g_error_free(error);
         return code;
@@ -81,7 +90,7 @@ static int fail(GError *error)
 static SuspendctlClient *connect_or_fail(int *rc)
 {
         GError *error = NULL;
-        SuspendctlClient *c = suspendctl_client_new(socket_path, "suspendctl", &error);
+        SuspendctlClient *c = suspendctl_client_new_with_timeout(socket_path, "suspendctl", timeout_ms, &error);
         if (!c)
                 *rc = fail(error);
         return c;
@@ -100,7 +109,7 @@ static int print_help(const char *cmd)
 {
         gchar **lines = g_strsplit(usage_text, "\n", -1);
         bool in_cmd = false;
-        printf("Usage: suspendctl [--socket PATH] %s ...\n", cmd);
+        printf("Usage: suspendctl [--socket PATH] [--timeout DURATION] %s ...\n", cmd);
         for (gchar **l = lines; *l; l++) {
                 if (g_str_has_prefix(*l, "  ") && !g_str_has_prefix(*l, "   ") && *l + 2 == strstr(*l, cmd))
                         in_cmd = true;
@@ -499,7 +508,7 @@ static void keep_disabled(gpointer data)
                 h->client = NULL;
                 h->lost_since = g_get_monotonic_time();
         }
-        h->client = suspendctl_client_new(socket_path, "suspendctl disable", NULL);
+        h->client = suspendctl_client_new_with_timeout(socket_path, "suspendctl disable", timeout_ms, NULL);
         if (h->client && !suspendctl_client_disable(h->client, h->why, &error)) {
                 fprintf(stderr, "suspendctl: could not disable again: %s\n", error->message);
                 g_clear_error(&error);
@@ -774,6 +783,16 @@ static int cmd_watch(int argc, char **argv)
         return EXIT_NOT_RUNNING;
 }
 
+/* --timeout: 0 is no limit; the library's DEFAULT stays when the option is not given. */
+static int set_timeout(const char *v)
+{
+        int64_t ms = v ? cli_parse_timeout(v) : -1;
+        if (ms < 0)
+                return -1;
+        timeout_ms = ms == 0 ? SUSPENDCTL_TIMEOUT_INFINITE : (int)ms;
+        return 0;
+}
+
 int main(int argc, char **argv)
 {
         int i = 1;
@@ -808,6 +827,17 @@ int main(int argc, char **argv)
                 }
                 if (strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0)
                         return usage_error("%s needs a PATH", argv[i]);
+                if (strcmp(argv[i], "-t") == 0 || strcmp(argv[i], "--timeout") == 0 ||
+                    strncmp(argv[i], "--timeout=", 10) == 0) {
+                        const char *v = strncmp(argv[i], "--timeout=", 10) == 0 ? argv[i] + 10
+                                        : i + 1 < argc ? argv[++i] : NULL;
+                        if (!v)
+                                return usage_error("%s needs a DURATION", argv[i]);
+                        if (set_timeout(v) < 0)
+                                return usage_error("bad timeout '%s' (a duration such as 10s, 2m or 500ms, at most 1d; 0: no limit)", v);
+                        i++;
+                        continue;
+                }
                 return usage_error("unknown option '%s'", argv[i]);
         }
         if (i >= argc)

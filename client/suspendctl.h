@@ -44,6 +44,7 @@ typedef enum {
         SUSPENDCTL_ERROR_DISCONNECTED,       /* the daemon closed the connection */
         SUSPENDCTL_ERROR_PROTOCOL,           /* the daemon sent something we cannot read */
         SUSPENDCTL_ERROR_ABORTED,            /* a suspend attempt was aborted (its reason in the message) */
+        SUSPENDCTL_ERROR_TIMED_OUT,          /* the daemon did not answer within the client's timeout */
 } SuspendctlError;
 
 /* A message from the daemon: an event, or one item of a list reply (status, alarm list). */
@@ -63,6 +64,20 @@ void suspendctl_client_free(SuspendctlClient *c);   /* closes: releases everythi
 const char *suspendctl_client_get_socket_path(const SuspendctlClient *c);
 guint suspendctl_client_get_id(const SuspendctlClient *c);
 int suspendctl_client_get_fd(const SuspendctlClient *c);
+
+/* Timeouts: no call waits for the daemon forever. timeout_ms is a number of milliseconds > 0,
+ * SUSPENDCTL_TIMEOUT_DEFAULT for each call's own default (SUSPENDCTL_TIMEOUT_REPLY_MS for a
+ * reply, SUSPENDCTL_TIMEOUT_ATTEMPT_MS for the outcome of suspend), or SUSPENDCTL_TIMEOUT_INFINITE.
+ * A daemon that stays silent that long is SUSPENDCTL_ERROR_TIMED_OUT. See libsuspendctl(3). */
+#define SUSPENDCTL_TIMEOUT_DEFAULT (-1)
+#define SUSPENDCTL_TIMEOUT_INFINITE G_MAXINT
+#define SUSPENDCTL_TIMEOUT_REPLY_MS 25000
+#define SUSPENDCTL_TIMEOUT_ATTEMPT_MS 120000
+/* suspendctl_client_new, with the timeout of the hello (and of every later call) set. */
+SuspendctlClient *suspendctl_client_new_with_timeout(const char *socket_path, const char *name, int timeout_ms,
+                                                     GError **error);
+void suspendctl_client_set_timeout(SuspendctlClient *c, int timeout_ms);
+int suspendctl_client_get_timeout(const SuspendctlClient *c);   /* as set: DEFAULT unless changed */
 
 /* Events: attach to a main context (NULL = default) and they are delivered to `func`. The
  * event's type is the protocol verb: suspending, resumed, aborted, alarm-fired, blocked, … and
@@ -99,7 +114,9 @@ gboolean suspendctl_client_remove_fd(SuspendctlClient *c, guint32 id, GError **e
 
 /* Suspend requests. Waits for the attempt's outcome: returns TRUE once resumed (outcome is the
  * "resumed" record), FALSE with SUSPENDCTL_ERROR_ABORTED (outcome the "aborted" record) or the
- * daemon's refusal. *attempt is 0 if the daemon is in immediate mode (a no-op). */
+ * daemon's refusal. *attempt is 0 if the daemon is in immediate mode (a no-op). The outcome is
+ * waited for up to the client's timeout (default SUSPENDCTL_TIMEOUT_ATTEMPT_MS; time asleep does
+ * not count). */
 gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *attempt,
                                    SuspendctlRecord **outcome, GError **error);
 void suspendctl_client_suspend_async(SuspendctlClient *c, gboolean user, GCancellable *cancellable,

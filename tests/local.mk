@@ -33,6 +33,12 @@ tests_unit_test_cli_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cli_LDADD = client/libcli.la $(GLIB_LIBS) $(CHECK_LIBS)
 TESTS += tests/unit/test-cli
 
+# libsuspendctl against fake daemons that stay silent, close mid-call or stop reading.
+check_PROGRAMS += tests/unit/test-client-timeout
+tests_unit_test_client_timeout_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_client_timeout_LDADD = client/libsuspendctl.la $(GLIB_LIBS) $(CHECK_LIBS)
+TESTS += tests/unit/test-client-timeout
+
 # The fake kernel: a FUSE sysfs with real blocking semantics (tests/fake-kernel/README.md).
 check_PROGRAMS += tests/fake-kernel/fake-kernel
 tests_fake_kernel_fake_kernel_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS) -pthread
@@ -50,6 +56,7 @@ INTEGRATION_TESTS = \
 	tests/integration/disable.test \
 	tests/integration/policy-limits.test \
 	tests/integration/suspendctl.test \
+	tests/integration/client-timeout.test \
 	tests/integration/robustness.test \
 	tests/integration/completion.test \
 	tests/integration/hostile-input.test
@@ -70,12 +77,22 @@ GUEST_TESTS += \
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
 EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 
-# Benchmarks (tests/bench/, BENCHMARKS.md): `make bench`; measured ratios, never pass/fail tests.
+# Benchmarks (tests/bench/, BENCHMARKS.md): `make bench` measures and writes the raw samples to
+# bench-results.json (never a pass/fail test; a failed measurement is an error); `make
+# bench-report` keeps them as tests/bench/results.json and writes BENCHMARKS.md's tables from them.
+# report.test checks that those tables are what the report computes from the committed results.
 noinst_PROGRAMS += tests/bench/suspendd-bench
-EXTRA_DIST += tests/bench/run tests/guest/bench.sh BENCHMARKS.md
+EXTRA_DIST += tests/bench/run tests/bench/report tests/bench/benchstats.py tests/bench/results.json \
+	tests/guest/bench.sh BENCHMARKS.md
+TESTS += tests/bench/report.test
+dist_check_SCRIPTS += tests/bench/report.test
 bench: all tests/fake-kernel/fake-kernel
 	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) $(top_srcdir)/tests/bench/run $(BENCH_FLAGS)
-.PHONY: bench
+bench-report:
+	test -f bench-results.json || { echo "no bench-results.json: run make bench first" >&2; exit 1; }
+	cp bench-results.json $(top_srcdir)/tests/bench/results.json
+	$(top_srcdir)/tests/bench/report $(top_srcdir)/tests/bench/results.json $(top_srcdir)/BENCHMARKS.md
+.PHONY: bench bench-report
 
 # The daemon's request handling under fuzzing (tests/fuzz/fuzz-requests.c): `make check` replays
 # the corpus; `make fuzz-requests` runs a libFuzzer campaign (clang) that adds to a work corpus.

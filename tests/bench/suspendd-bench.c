@@ -9,14 +9,23 @@
  *                                                  guest; a tmpfs file pair on the host)
  *   suspendd-bench sleepctl N                      STAY_AWAKE+RELAX ioctl pairs on /dev/sleepctl
  *   suspendd-bench fanout SOCKET WATCHERS ROUNDS   WATCHERS watchers answer ready at once: ms from
- *                                                  the request to the resume (fake kernel, no sleep)
+ *                                                  the request to the resume (fake kernel, no sleep),
+ *                                                  and the daemon's notify_us of each round (a round
+ *                                                  without it is an error, not a number)
+ *   suspendd-bench cycles SOCKET STATE PAIRS [COUNT]
+ *                                                  suspend cycles, interleaved ABBA: a bare write of
+ *                                                  "mem" to STATE (after the wakeup_count handshake
+ *                                                  on COUNT if given), and `suspend` through the
+ *                                                  daemon (request → resumed), timed the same way;
+ *                                                  every cycle's ms is printed
  *   suspendd-bench floor N ROUNDS                  the same exchange over N bare socket pairs
  *                                                  between two processes: the syscall floor
  *   suspendd-bench hold SOCKET CLIENTS             CLIENTS connections each holding a block; prints
  *                                                  "holding" and waits for stdin to close
  *
- * Each prints one line "name=value ..." for the driver to read. Never touches /sys/power itself
- * except `writes` and `sleepctl` when pointed there inside the guest.
+ * Each prints one line "name=value ..." for the driver to read (lists of samples comma-separated)
+ * and exits non-zero on any failed measurement. Never touches /sys/power itself except `writes`,
+ * `sleepctl` and `cycles` when pointed there inside the guest.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -29,6 +38,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -67,11 +77,13 @@ static void recv_until(int fd, const char *prefix, const char *needle, char *out
         for (;;) {
                 ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
                 if (n <= 0) {
-                        fprintf(stderr, "suspendd-bench: connection closed while waiting for %s\n", prefix);
+                        fprintf(stderr, "suspendd-bench: %s while waiting for %s\n",
+                                n == 0 ? "connection closed" : strerror(errno), prefix);
                         exit(1);
                 }
                 buf[n] = '\0';
-                if (strncmp(buf, "error", 5) == 0 && strncmp(prefix, "error", 5) != 0) {
+                if ((strncmp(buf, "error", 5) == 0 && strncmp(prefix, "error", 5) != 0) ||
+                    (strncmp(buf, "aborted", 7) == 0 && needle && strstr(buf, needle))) {
                         fprintf(stderr, "suspendd-bench: daemon: %s\n", buf);
                         exit(1);
                 }
@@ -92,6 +104,9 @@ static int connect_daemon(const char *path, const char *name)
         snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
         if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
                 die("connect");
+        /* a daemon that stops answering fails the measurement instead of hanging it */
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = 60 }, sizeof(struct timeval)) < 0)
+                die("SO_RCVTIMEO");
         send_msg(fd, "hello seq=1 version=1 name=%s", name);
         recv_until(fd, "ok", NULL, NULL, 0);
         return fd;
@@ -196,11 +211,13 @@ static int cmd_sleepctl(long n)
         return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+static void print_samples(const char *name, const double *v, int n)
 {
-        double x = *(const double *)a, y = *(const double *)b;
-        return x < y ? -1 : x > y;
+        printf("%s=", name);
+        for (int i = 0; i < n; i++)
+                printf("%s%.4f", i ? "," : "", v[i]);
 }
+
 
 static int cmd_fanout(const char *path, int watchers, int rounds)
 {
@@ -252,7 +269,7 @@ static int cmd_fanout(const char *path, int watchers, int rounds)
                 ms[r] = (now_s() - t0) * 1e3;
                 /* the daemon's own figure: NOTIFY began → the last answer (status notify_us) */
                 send_msg(req, "status seq=%d", 1000 + r);
-                notify[r] = -1;
+                notify[r] = -1;   /* stays so only if the status has no notify_us for it: checked below */
                 for (;;) {
                         ssize_t n = recv(req, buf, sizeof buf - 1, 0);
                         if (n <= 0)
@@ -263,15 +280,103 @@ static int cmd_fanout(const char *path, int watchers, int rounds)
                         if (strstr(buf, "type=attempt") && strstr(buf, needle) && strstr(buf, "notify_us="))
                                 notify[r] = atof(strstr(buf, "notify_us=") + 10) / 1e3;
                 }
+                if (notify[r] < 0) {
+                        fprintf(stderr, "suspendd-bench: status has no notify_us for attempt %s\n", attempt);
+                        return 1;
+                }
                 /* drain the watchers' ok/resumed so the next round starts clean */
                 for (int i = 0; i < watchers; i++)
                         while (recv(w[i], buf, sizeof buf, MSG_DONTWAIT) > 0)
                                 ;
         }
-        qsort(ms, (size_t)rounds, sizeof *ms, cmp_double);
-        qsort(notify, (size_t)rounds, sizeof *notify, cmp_double);
-        printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f notify_ms=%.3f watchers=%d rounds=%d\n", ms[rounds / 2],
-               ms[0], ms[rounds - 1], notify[rounds / 2], watchers, rounds);
+        print_samples("attempt_ms", ms, rounds);
+        print_samples(" notify_ms", notify, rounds);
+        printf(" watchers=%d rounds=%d\n", watchers, rounds);
+        return 0;
+}
+
+/* One daemon-driven cycle: `suspend` → `resumed` for its attempt (an abort is an error), then
+ * wait, untimed, until the daemon is idle again so the next cycle does not join this one. */
+static double daemon_cycle(int fd, int *seq)
+{
+        char buf[4096], attempt[32], needle[48];
+        double t0 = now_s(), ms;
+
+        send_msg(fd, "suspend seq=%d", ++*seq);
+        recv_until(fd, "ok", NULL, buf, sizeof buf);
+        if (!strstr(buf, "attempt=") || sscanf(strstr(buf, "attempt=") + 8, "%31[0-9]", attempt) != 1 ||
+            strcmp(attempt, "0") == 0) {
+                fprintf(stderr, "suspendd-bench: no attempt: %s\n", buf);
+                exit(1);
+        }
+        snprintf(needle, sizeof needle, "attempt=%s ", attempt);
+        recv_until(fd, "resumed", needle, NULL, 0);
+        ms = (now_s() - t0) * 1e3;
+        for (int tries = 0;; tries++) {
+                bool idle = false;
+                send_msg(fd, "status seq=%d", ++*seq);
+                for (;;) {
+                        ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+                        if (n <= 0)
+                                die("status");
+                        buf[n] = '\0';
+                        if (strncmp(buf, "ok", 2) == 0)
+                                break;
+                        if (strstr(buf, "type=daemon") && strstr(buf, "state=idle"))
+                                idle = true;
+                }
+                if (idle)
+                        break;
+                if (tries > 1000) {
+                        fprintf(stderr, "suspendd-bench: the daemon did not become idle after attempt %s\n", attempt);
+                        exit(1);
+                }
+                usleep(10000);
+        }
+        return ms;
+}
+
+/* One bare cycle, timed the same way: the kernel's own handshake (read wakeup_count, write it
+ * back, as any correct suspender must and the daemon does) if COUNT is given, then "mem" written
+ * to the state file. */
+static double bare_cycle(const char *state, const char *count)
+{
+        double t0 = now_s();
+        int fd;
+        if (count) {
+                char buf[32];
+                ssize_t n;
+                if ((fd = open(count, O_RDWR | O_CLOEXEC)) < 0 || (n = read(fd, buf, sizeof buf)) <= 0 ||
+                    pwrite(fd, buf, (size_t)n, 0) != n)
+                        die(count);
+                close(fd);
+        }
+        if ((fd = open(state, O_WRONLY | O_CLOEXEC)) < 0 || write(fd, "mem", 3) != 3)
+                die(state);
+        close(fd);
+        return (now_s() - t0) * 1e3;
+}
+
+static int cmd_cycles(const char *path, const char *state, int pairs, const char *count)
+{
+        double *bare = calloc((size_t)pairs, sizeof *bare), *daemon = calloc((size_t)pairs, sizeof *daemon);
+        int fd = connect_daemon(path, "bench-cycles"), seq = 1;
+
+        if (pairs < 2)
+                return 2;
+        for (int i = 0; i < pairs; i++) {
+                /* ABBA: neither side always goes first (warm caches, a pending timer) */
+                if (i % 2 == 0) {
+                        bare[i] = bare_cycle(state, count);
+                        daemon[i] = daemon_cycle(fd, &seq);
+                } else {
+                        daemon[i] = daemon_cycle(fd, &seq);
+                        bare[i] = bare_cycle(state, count);
+                }
+        }
+        print_samples("bare_ms", bare, pairs);
+        print_samples(" daemon_ms", daemon, pairs);
+        printf(" pairs=%d\n", pairs);
         return 0;
 }
 
@@ -330,8 +435,8 @@ static int cmd_floor(int n, int rounds)
         for (int i = 0; i < n; i++)
                 close(sv[i][0]);
         waitpid(child, NULL, 0);
-        qsort(ms, (size_t)rounds, sizeof *ms, cmp_double);
-        printf("median_ms=%.3f n=%d rounds=%d\n", ms[rounds / 2], n, rounds);
+        print_samples("floor_ms", ms, rounds);
+        printf(" n=%d rounds=%d\n", n, rounds);
         return 0;
 }
 
@@ -362,6 +467,8 @@ int main(int argc, char **argv)
                 return cmd_sleepctl(atol(argv[2]));
         if (argc >= 5 && strcmp(argv[1], "fanout") == 0)
                 return cmd_fanout(argv[2], atoi(argv[3]), atoi(argv[4]));
+        if (argc >= 5 && strcmp(argv[1], "cycles") == 0)
+                return cmd_cycles(argv[2], argv[3], atoi(argv[4]), argc >= 6 ? argv[5] : NULL);
         if (argc >= 4 && strcmp(argv[1], "floor") == 0)
                 return cmd_floor(atoi(argv[2]), atoi(argv[3]));
         if (argc >= 4 && strcmp(argv[1], "hold") == 0)

@@ -31,6 +31,23 @@ START_TEST(test_duration)
 }
 END_TEST
 
+START_TEST(test_timeout)
+{
+        ck_assert_int_eq(cli_parse_timeout("25"), 25000);
+        ck_assert_int_eq(cli_parse_timeout("2m"), 120000);
+        ck_assert_int_eq(cli_parse_timeout("500ms"), 500);
+        ck_assert_int_eq(cli_parse_timeout("1d"), 86400000);
+        ck_assert_int_eq(cli_parse_timeout("0"), 0);   /* no limit */
+        ck_assert_int_eq(cli_parse_timeout("1d1s"), -1);   /* over a day */
+        ck_assert_int_eq(cli_parse_timeout("86400001ms"), -1);
+        ck_assert_int_eq(cli_parse_timeout("5sms"), -1);
+        ck_assert_int_eq(cli_parse_timeout("ms"), -1);
+        ck_assert_int_eq(cli_parse_timeout("1.5s"), -1);
+        ck_assert_int_eq(cli_parse_timeout(""), -1);
+        ck_assert_int_eq(cli_parse_timeout(NULL), -1);
+}
+END_TEST
+
 START_TEST(test_duration_errors)
 {
         static const char *const bad[] = {
@@ -198,6 +215,7 @@ int main(void)
         tzset();
         tcase_add_test(tc, test_duration);
         tcase_add_test(tc, test_duration_errors);
+        tcase_add_test(tc, test_timeout);
         tcase_add_test(tc, test_time_absolute);
         tcase_add_test(tc, test_time_of_day);
         tcase_add_test(tc, test_time_errors);
