@@ -98,11 +98,13 @@ typedef enum {
 typedef struct {
         uint64_t id;
         AttemptKind kind;
-        gint64 started_ms, ended_ms;      /* wall clock */
+        gint64 started_ms, ended_ms;      /* wall clock: when, never how long */
+        gint64 started_boot_us;           /* CLOCK_BOOTTIME at the start */
+        uint64_t duration_ms;             /* start → end on CLOCK_BOOTTIME (a sleep included) */
         char result[16];                  /* in-progress, resumed, aborted */
         char reason[32];
         char detail[256];
-        uint64_t slept_ms;
+        uint64_t slept_ms;                /* CLOCK_BOOTTIME across the state write */
         gint64 notify_start_us;           /* monotonic: NOTIFY began */
         uint64_t notify_us;               /* NOTIFY began → every watcher answered (or timed out) */
         unsigned asked;                   /* watchers and fd owners asked */
@@ -175,7 +177,7 @@ struct Daemon {
         bool dark_pending;                     /* re-suspend after an alarm's hold */
         unsigned backoff_ms;
         guint backoff_timer;
-        gint64 commit_wall_us;
+        gint64 commit_boot_us;         /* CLOCK_BOOTTIME just before the state write */
         WakeupSnapshot at_prepare;     /* wakeup sources when the count was first read */
         bool at_prepare_valid;
         WakeupSnapshot before_sleep;   /* … and when it was read again at COMMIT */
@@ -315,5 +317,6 @@ void state_load(Daemon *d);
 
 const char *mode_name(Mode m);
 gint64 wall_ms(void);
+gint64 boottime_us(void);   /* CLOCK_BOOTTIME, µs: counts time asleep, never stepped */
 
 #endif

@@ -32,6 +32,13 @@ tests_fake_kernel_fake_kernel_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS) -pthread
 tests_fake_kernel_fake_kernel_LDADD = $(FUSE3_LIBS) -lpthread
 EXTRA_DIST += tests/fake-kernel/README.md
 
+# A test-only LD_PRELOAD shim that steps one process's wall clock (tests/clock-step/clock-step.c):
+# never installed, built without sanitizers (it is preloaded into sanitized and plain daemons).
+check_LTLIBRARIES += tests/clock-step/clock-step.la
+tests_clock_step_clock_step_la_CFLAGS = $(WARN_CFLAGS)
+tests_clock_step_clock_step_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_clock_step_clock_step_la_LIBADD = -ldl
+
 # Integration tier: the real daemon and clients on a real socket, against the fake kernel.
 INTEGRATION_TESTS = \
 	tests/integration/blockers.test \
@@ -44,7 +51,8 @@ INTEGRATION_TESTS = \
 	tests/integration/policy-limits.test \
 	tests/integration/suspendctl.test \
 	tests/integration/robustness.test \
-	tests/integration/completion.test
+	tests/integration/completion.test \
+	tests/integration/clock-step.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py
