@@ -5,7 +5,8 @@
  *   blocker.c  the block set (clients, alarm holds, fds)
  *   attempt.c  the attempt state machine and its worker thread
  *   decision.c the pure decision function
- *   alarm.c    wake alarms: timers, firing, holds, commands, persistence
+ *   alarm.c    wake alarms: timers, firing, holds, persistence
+ *   job.c      an alarm's command: a transient systemd unit, or forked as its owner
  *   disable.c  the firmware hammer and kernel sleep_mode
  *   cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder mirrors the block set
  *   logind.c   the logind bridge: sleep inhibitors as blockers and delayed watchers
@@ -26,6 +27,7 @@
 #include "config.h"
 #include "cron.h"
 #include "decision.h"
+#include "job.h"
 #include "sdp.h"
 #include "sysfs.h"
 
@@ -131,8 +133,7 @@ typedef struct {
         /* a hold after firing */
         bool holding;
         guint hold_timer;
-        GPid child;
-        guint child_watch;
+        AlarmJob *job;             /* its command while the hold follows it (job.c) */
         bool removed;              /* cancelled while holding: free when the hold ends */
 } Alarm;
 
@@ -189,6 +190,7 @@ struct Daemon {
         uint32_t next_alarm_id;
         int alarm_timerfd;
         guint alarm_source;
+        Jobs *jobs;                /* how alarm commands run (job.c) */
 
         /* disable */
         unsigned disable_holders;
@@ -281,6 +283,7 @@ void alarm_fire_due(Daemon *d, uint64_t woke_attempt);
 void alarm_add_item_fields(const Alarm *a, SdpMessage *m);
 bool alarm_visible_to(const Alarm *a, const Client *c);
 void alarm_save(Daemon *d);
+void alarm_job_ended(Daemon *d, uint32_t alarm_id, const char *why);   /* job.c: its command ended */
 
 /* disable.c */
 void disable_init(Daemon *d);
