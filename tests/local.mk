@@ -20,6 +20,13 @@ tests_unit_test_cron_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cron_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
 TESTS += tests/unit/test-decision tests/unit/test-cron
 
+# What an alarm's job is (daemon/job.h): unit names, the runner's choice, credentials.
+check_PROGRAMS += tests/unit/test-job
+tests_unit_test_job_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_job_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_job_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
+TESTS += tests/unit/test-job
+
 # suspendctl's parsing and formatting (client/libcli.la).
 check_PROGRAMS += tests/unit/test-cli
 tests_unit_test_cli_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
@@ -67,7 +74,8 @@ GUEST_TESTS += \
 	tests/guest/cooperative.test \
 	tests/guest/logind.test \
 	tests/guest/cron-restart.test \
-	tests/guest/units.test
+	tests/guest/units.test \
+	tests/guest/alarm-unit.test
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
 EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 
