@@ -353,6 +353,8 @@ static void on_started(GObject *src, GAsyncResult *res, gpointer data)
                 log_info("alarm %s: its command runs as unit %s", job->alarm_name, job->unit);
                 return;
         }
+        if (job->ended)
+                return;   /* its signals told first; on_result frees it */
         remote = g_dbus_error_get_remote_error(err);
         g_dbus_error_strip_remote_error(err);
         log_err("alarm %s: systemd cannot start unit %s: %s%s%s%s", job->alarm_name, job->unit, err->message,
