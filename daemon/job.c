@@ -117,11 +117,6 @@ JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_
         return systemd_booted && real_kernel ? JOB_RUNNER_SYSTEMD : JOB_RUNNER_DIRECT;
 }
 
-const char *jobs_runner_name(const Daemon *d)
-{
-        return d->jobs && d->jobs->runner == JOB_RUNNER_SYSTEMD ? "systemd" : "direct";
-}
-
 /* The end of a job, either way: the alarm hears of it, then the job is forgotten. */
 static void job_ended(AlarmJob *job, const char *why)
 {

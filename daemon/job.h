@@ -46,7 +46,6 @@ JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_
 
 void jobs_init(Daemon *d);
 void jobs_free(Daemon *d);   /* jobs go on running; the daemon stops following them */
-const char *jobs_runner_name(const Daemon *d);
 
 /* Start the command of alarm ID (run as its owner). 0: under way, *out follows it until
  * alarm_job_ended() or job_detach(); < 0: it could not start (logged). */
