@@ -3,11 +3,9 @@
  * A wall-clock timerfd (CLOCK_REALTIME, absolute, cancelled on clock changes) fires the earliest
  * alarm while awake; attempt.c arms the RTC for it before a non-forced suspend and calls
  * alarm_fire_due() on resume. Firing takes the hold-blocker first and only then tells the owner
- * and starts its command, so there is no gap in which the machine could suspend again. */
+ * and starts its command (job.c), so there is no gap in which the machine could suspend again. */
 #include <errno.h>
 #include <glib-unix.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/timerfd.h>
@@ -19,8 +17,7 @@ static void alarm_free(Alarm *a)
 {
         if (a->hold_timer)
                 g_source_remove(a->hold_timer);
-        if (a->child_watch)
-                g_source_remove(a->child_watch);
+        job_detach(a->job);
         g_free(a->command);
         g_free(a);
 }
@@ -139,11 +136,9 @@ static void end_hold(Daemon *d, Alarm *a, const char *why)
                 g_source_remove(a->hold_timer);
                 a->hold_timer = 0;
         }
-        if (a->child_watch) {
-                g_source_remove(a->child_watch);
-                a->child_watch = 0;
-                g_spawn_close_pid(a->child);
-        }
+        /* a command still running goes on; the hold no longer waits for it */
+        job_detach(a->job);
+        a->job = NULL;
         if (a->removed || (!a->cron && a->next == 0)) {
                 uint32_t id = a->id;
                 remove_alarm(d, a);
@@ -181,63 +176,23 @@ static gboolean on_hold_timer(gpointer data)
         return G_SOURCE_REMOVE;
 }
 
-static void on_child_exit(GPid pid, gint status, gpointer data)
+void alarm_job_ended(Daemon *d, uint32_t alarm_id, const char *why)
 {
-        AlarmRef *ref = data;
-        Alarm *a = find_by_id(ref->d, ref->id);
-        g_autoptr(GError) err = NULL;
-        bool ok = g_spawn_check_wait_status(status, &err);
-        log_info("alarm command (pid %d) %s%s", (int)pid, ok ? "exited successfully" : "failed: ",
-                 ok ? "" : err->message);
-        if (a && a->child == pid) {
-                a->child_watch = 0;
-                g_spawn_close_pid(pid);
-                end_hold(ref->d, a, "the command exited");
-        }
-}
-
-typedef struct {
-        uid_t uid;
-        gid_t gid;
-        const char *user;
-} Identity;
-
-/* Runs in the child between fork and exec: become the alarm's owner. */
-static void become_owner(gpointer data)
-{
-        const Identity *id = data;
-        if (getuid() == id->uid)
+        Alarm *a = find_by_id(d, alarm_id);
+        if (!a)
                 return;
-        if ((id->user && initgroups(id->user, id->gid) < 0) || (!id->user && setgroups(0, NULL) < 0) ||
-            setgid(id->gid) < 0 || setuid(id->uid) < 0)
-                _exit(126);
+        a->job = NULL;
+        end_hold(d, a, why);
 }
 
-static bool spawn_command(Daemon *d, Alarm *a)
+/* After every due alarm holds: a command that cannot start ends its hold, which may start an
+ * attempt, and that must not come before the other alarms' holds. */
+static void start_command(Daemon *d, Alarm *a)
 {
-        struct passwd *pw = getpwuid(a->owner);
-        Identity id = { a->owner, a->gid, pw ? pw->pw_name : NULL };
-        g_autofree char *alarm_id = g_strdup_printf("SUSPENDD_ALARM_ID=%u", a->id);
-        g_autofree char *alarm_name = g_strdup_printf("SUSPENDD_ALARM=%s", a->name);
-        g_autofree char *home = g_strdup_printf("HOME=%s", pw ? pw->pw_dir : "/");
-        g_autofree char *user = g_strdup_printf("USER=%s", pw ? pw->pw_name : "nobody");
-        char *argv[] = { (char *)d->command_shell, "-c", a->command, NULL };
-        char *envp[] = { "PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin",
-                         home, user, alarm_id, alarm_name, NULL };
-        g_autoptr(GError) err = NULL;
-        AlarmRef *ref;
-
-        if (!g_spawn_async("/", argv, envp, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDIN_FROM_DEV_NULL,
-                           become_owner, &id, &a->child, &err)) {
-                log_err("alarm %s: cannot run its command: %s", a->name, err->message);
-                return false;
-        }
-        log_info("alarm %s: running its command as uid %u (pid %d)", a->name, (unsigned)a->owner, (int)a->child);
-        ref = g_new0(AlarmRef, 1);
-        ref->d = d;
-        ref->id = a->id;
-        a->child_watch = g_child_watch_add_full(G_PRIORITY_DEFAULT, a->child, on_child_exit, ref, g_free);
-        return true;
+        if (!a->command || a->job || !a->holding)
+                return;
+        if (job_start(d, a->id, a->name, a->owner, a->gid, a->command, &a->job) < 0)
+                end_hold(d, a, "its command could not be started");
 }
 
 static void fire(Daemon *d, Alarm *a, uint64_t woke_attempt)
@@ -274,18 +229,26 @@ static void fire(Daemon *d, Alarm *a, uint64_t woke_attempt)
         ref->d = d;
         ref->id = a->id;
         a->hold_timer = g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, a->hold_s, on_hold_timer, ref, g_free);
-        if (a->command && !a->child_watch)
-                spawn_command(d, a);
         alarm_save(d);
 }
 
 void alarm_fire_due(Daemon *d, uint64_t woke_attempt)
 {
         time_t now = time(NULL);
+        g_autoptr(GArray) fired = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+
         for (guint i = 0; i < d->alarms->len; i++) {
                 Alarm *a = g_ptr_array_index(d->alarms, i);
-                if (!a->removed && a->next > 0 && a->next <= now)
+                if (!a->removed && a->next > 0 && a->next <= now) {
                         fire(d, a, woke_attempt);
+                        g_array_append_val(fired, a->id);
+                }
+        }
+        /* by id: a command that cannot start ends its hold, and a one-shot's alarm with it */
+        for (guint i = 0; i < fired->len; i++) {
+                Alarm *a = find_by_id(d, g_array_index(fired, uint32_t, i));
+                if (a)
+                        start_command(d, a);
         }
         alarm_reschedule(d);
 }
@@ -495,6 +458,7 @@ static void load(Daemon *d)
 void alarm_init(Daemon *d)
 {
         d->alarms = g_ptr_array_new();
+        jobs_init(d);
         d->alarm_timerfd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
         if (d->alarm_timerfd < 0) {
                 log_err("timerfd_create: %s", g_strerror(errno));
@@ -510,6 +474,7 @@ void alarm_free_all(Daemon *d)
         for (guint i = 0; i < d->alarms->len; i++)
                 alarm_free(g_ptr_array_index(d->alarms, i));
         g_ptr_array_free(d->alarms, TRUE);
+        jobs_free(d);
         if (d->alarm_source)
                 g_source_remove(d->alarm_source);
         if (d->alarm_timerfd >= 0)

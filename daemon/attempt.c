@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <gio/gio.h>
 
@@ -19,6 +20,24 @@
 gint64 wall_ms(void)
 {
         return g_get_real_time() / 1000;
+}
+
+/* Time asleep and durations never come from the wall clock, which NTP, an administrator or the
+ * RTC read at resume may step at any moment. CLOCK_BOOTTIME goes on during a suspend (time
+ * asleep, an attempt that spans one); CLOCK_MONOTONIC (g_get_monotonic_time, GLib's timers)
+ * stops there and serves durations on the awake side. */
+gint64 boottime_us(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_BOOTTIME, &ts);
+        return (gint64)ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static uint64_t boot_ms_since(gint64 since_us)
+{
+        gint64 now = boottime_us();
+        return now > since_us ? (uint64_t)((now - since_us) / 1000) : 0;
 }
 
 const char *attempt_state_name(AttemptState s)
@@ -176,6 +195,7 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
         sdp_text_sanitize(d->current.detail, sizeof d->current.detail, detail ? detail : "");
         detail = d->current.detail;
         d->current.ended_ms = wall_ms();
+        d->current.duration_ms = boot_ms_since(d->current.started_boot_us);
         d->n_aborts++;
         log_msg(5, id, "attempt %llu (%s) aborted: %s%s%s", (unsigned long long)id,
                 attempt_kind_name(d->current.kind), reason, detail && *detail ? ": " : "",
@@ -254,12 +274,13 @@ static void resumed(Daemon *d)
 
         if (waker)
                 g_strlcpy(waker_name, waker->name, sizeof waker_name);
-        d->current.slept_ms = (uint64_t)((g_get_real_time() - d->commit_wall_us) / 1000);
+        d->current.slept_ms = boot_ms_since(d->commit_boot_us);
         work_out_wake(d, &alarm_wake);
         d->current.dark = alarm_wake;
         disarm_rtc(d);
         g_strlcpy(d->current.result, "resumed", sizeof d->current.result);
         d->current.ended_ms = wall_ms();
+        d->current.duration_ms = boot_ms_since(d->current.started_boot_us);
         d->n_suspends++;
         d->backoff_ms = 0;
         if (alarm_wake)
@@ -492,7 +513,7 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                         log_msg(6, d->current.id, "RTC armed for alarm %s at %lld", a->name, (long long)a->next);
                 }
         }
-        d->commit_wall_us = g_get_real_time();
+        d->commit_boot_us = boottime_us();
         d->state = ATTEMPT_SUSPENDED;
         log_msg(6, d->current.id, "attempt %llu: writing %s", (unsigned long long)d->current.id, d->cfg.sleep_state);
         j = g_new0(Job, 1);
@@ -719,6 +740,7 @@ static void start(Daemon *d, AttemptKind kind)
         d->current.id = ++d->last_attempt_id;
         d->current.kind = kind;
         d->current.started_ms = wall_ms();
+        d->current.started_boot_us = boottime_us();
         g_strlcpy(d->current.result, "in-progress", sizeof d->current.result);
         d->n_attempts++;
         if (kind == ATTEMPT_KIND_USER)

@@ -117,6 +117,7 @@ void config_init_defaults(SuspenddConfig *c)
         c->logind_inhibitors = true;
         c->default_hold_s = 60;
         c->default_command_hold_s = 3600;
+        g_strlcpy(c->run_commands, "auto", sizeof c->run_commands);
 }
 
 static bool known_key(const char *group, const char *key)
@@ -134,6 +135,8 @@ static bool known_key(const char *group, const char *key)
         if (strcmp(group, "Kernel") == 0 && strcmp(key, "SleepMode") == 0)
                 return true;
         if (strcmp(group, "Logind") == 0 && strcmp(key, "Inhibitors") == 0)
+                return true;
+        if (strcmp(group, "Alarms") == 0 && strcmp(key, "RunCommands") == 0)
                 return true;
         for (size_t i = 0; i < G_N_ELEMENTS(uint_keys); i++)
                 if (strcmp(group, uint_keys[i].group) == 0 && strcmp(key, uint_keys[i].key) == 0)
@@ -253,6 +256,10 @@ int config_load(SuspenddConfig *c, const char *path, char **warnings, char **err
                 r = get_choice(kf, "Logind", "Inhibitors", yes_no, v, sizeof v, error);
                 if (r == 0 && v[0])
                         c->logind_inhibitors = strcmp(v, "yes") == 0;
+        }
+        if (r == 0) {
+                static const char *const runners[] = { "auto", "systemd", "direct", NULL };
+                r = get_choice(kf, "Alarms", "RunCommands", runners, c->run_commands, sizeof c->run_commands, error);
         }
         if (warnings && warn->len)
                 *warnings = g_string_free(warn, FALSE);

@@ -34,6 +34,7 @@ typedef struct {
         char sleep_state[8];     /* mem | freeze | disk */
         /* [Alarms] */
         unsigned default_hold_s, default_command_hold_s;
+        char run_commands[8];    /* auto | systemd | direct */
         /* [Kernel] */
         char sleep_mode[16];     /* auto | direct | cooperative */
         /* [Logind] */

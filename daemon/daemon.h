@@ -5,7 +5,8 @@
  *   blocker.c  the block set (clients, alarm holds, fds)
  *   attempt.c  the attempt state machine and its worker thread
  *   decision.c the pure decision function
- *   alarm.c    wake alarms: timers, firing, holds, commands, persistence
+ *   alarm.c    wake alarms: timers, firing, holds, persistence
+ *   job.c      an alarm's command: a transient systemd unit, or forked as its owner
  *   disable.c  the firmware hammer and kernel sleep_mode
  *   cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder mirrors the block set
  *   logind.c   the logind bridge: sleep inhibitors as blockers and delayed watchers
@@ -26,6 +27,7 @@
 #include "config.h"
 #include "cron.h"
 #include "decision.h"
+#include "job.h"
 #include "sdp.h"
 #include "sysfs.h"
 
@@ -98,11 +100,13 @@ typedef enum {
 typedef struct {
         uint64_t id;
         AttemptKind kind;
-        gint64 started_ms, ended_ms;      /* wall clock */
+        gint64 started_ms, ended_ms;      /* wall clock: when, never how long */
+        gint64 started_boot_us;           /* CLOCK_BOOTTIME at the start */
+        uint64_t duration_ms;             /* start → end on CLOCK_BOOTTIME (a sleep included) */
         char result[16];                  /* in-progress, resumed, aborted */
         char reason[32];
         char detail[256];
-        uint64_t slept_ms;
+        uint64_t slept_ms;                /* CLOCK_BOOTTIME across the state write */
         gint64 notify_start_us;           /* monotonic: NOTIFY began */
         uint64_t notify_us;               /* NOTIFY began → every watcher answered (or timed out) */
         unsigned asked;                   /* watchers and fd owners asked */
@@ -129,8 +133,7 @@ typedef struct {
         /* a hold after firing */
         bool holding;
         guint hold_timer;
-        GPid child;
-        guint child_watch;
+        AlarmJob *job;             /* its command while the hold follows it (job.c) */
         bool removed;              /* cancelled while holding: free when the hold ends */
 } Alarm;
 
@@ -175,7 +178,7 @@ struct Daemon {
         bool dark_pending;                     /* re-suspend after an alarm's hold */
         unsigned backoff_ms;
         guint backoff_timer;
-        gint64 commit_wall_us;
+        gint64 commit_boot_us;         /* CLOCK_BOOTTIME just before the state write */
         WakeupSnapshot at_prepare;     /* wakeup sources when the count was first read */
         bool at_prepare_valid;
         WakeupSnapshot before_sleep;   /* … and when it was read again at COMMIT */
@@ -187,6 +190,7 @@ struct Daemon {
         uint32_t next_alarm_id;
         int alarm_timerfd;
         guint alarm_source;
+        Jobs *jobs;                /* how alarm commands run (job.c) */
 
         /* disable */
         unsigned disable_holders;
@@ -313,6 +317,7 @@ void alarm_fire_due(Daemon *d, uint64_t woke_attempt);
 void alarm_add_item_fields(const Alarm *a, SdpMessage *m);
 bool alarm_visible_to(const Alarm *a, const Client *c);
 void alarm_save(Daemon *d);
+void alarm_job_ended(Daemon *d, uint32_t alarm_id, const char *why);   /* job.c: its command ended */
 
 /* disable.c */
 void disable_init(Daemon *d);
@@ -349,5 +354,6 @@ void state_load(Daemon *d);
 
 const char *mode_name(Mode m);
 gint64 wall_ms(void);
+gint64 boottime_us(void);   /* CLOCK_BOOTTIME, µs: counts time asleep, never stepped */
 
 #endif

@@ -15,6 +15,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/blocker.c \
 	daemon/attempt.c \
 	daemon/alarm.c \
+	daemon/job.c daemon/job.h \
 	daemon/disable.c \
 	daemon/cooperate.c \
 	daemon/logind.c \

@@ -22,7 +22,7 @@ static void add_attempt(SdpMessage *m, const AttemptRecord *a)
                 sdp_add(m, "detail", a->detail);
         sdp_add_u64(m, "started", (uint64_t)a->started_ms);
         if (a->ended_ms)
-                sdp_add_u64(m, "duration_ms", (uint64_t)(a->ended_ms - a->started_ms));
+                sdp_add_u64(m, "duration_ms", a->duration_ms);
         if (a->notify_start_us) {
                 sdp_add_u64(m, "asked", a->asked);
                 sdp_add_u64(m, "notify_us", a->notify_us);

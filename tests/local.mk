@@ -26,6 +26,12 @@ tests_unit_test_reply_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 tests_unit_test_reply_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_reply_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
 TESTS += tests/unit/test-reply
+# What an alarm's job is (daemon/job.h): unit names, the runner's choice, credentials.
+check_PROGRAMS += tests/unit/test-job
+tests_unit_test_job_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_job_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_job_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
+TESTS += tests/unit/test-job
 
 # suspendctl's parsing and formatting (client/libcli.la).
 check_PROGRAMS += tests/unit/test-cli
@@ -45,6 +51,13 @@ tests_fake_kernel_fake_kernel_CFLAGS = $(AM_CFLAGS) $(FUSE3_CFLAGS) -pthread
 tests_fake_kernel_fake_kernel_LDADD = $(FUSE3_LIBS) -lpthread
 EXTRA_DIST += tests/fake-kernel/README.md
 
+# A test-only LD_PRELOAD shim that steps one process's wall clock (tests/clock-step/clock-step.c):
+# never installed, built without sanitizers (it is preloaded into sanitized and plain daemons).
+check_LTLIBRARIES += tests/clock-step/clock-step.la
+tests_clock_step_clock_step_la_CFLAGS = $(WARN_CFLAGS)
+tests_clock_step_clock_step_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_clock_step_clock_step_la_LIBADD = -ldl
+
 # Integration tier: the real daemon and clients on a real socket, against the fake kernel.
 INTEGRATION_TESTS = \
 	tests/integration/blockers.test \
@@ -59,10 +72,12 @@ INTEGRATION_TESTS = \
 	tests/integration/client-timeout.test \
 	tests/integration/robustness.test \
 	tests/integration/completion.test \
-	tests/integration/hostile-input.test
+	tests/integration/hostile-input.test \
+	tests/integration/clock-step.test \
+	tests/integration/alarm-jobs.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += tests/integration/harness.py
+EXTRA_DIST += tests/integration/harness.py tests/integration/fake-systemd.py
 
 # Daemon-on-a-real-kernel tests: run in the QEMU guest by `make check-vm` (vm-image/local.mk).
 GUEST_TESTS += \
@@ -73,7 +88,8 @@ GUEST_TESTS += \
 	tests/guest/cooperative.test \
 	tests/guest/logind.test \
 	tests/guest/cron-restart.test \
-	tests/guest/units.test
+	tests/guest/units.test \
+	tests/guest/alarm-unit.test
 EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
 EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 

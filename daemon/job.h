@@ -1,0 +1,57 @@
+/* job.h — running an alarm's command where a job belongs (job.c).
+ *
+ * Where systemd runs, the command becomes a transient service unit, started through systemd's
+ * D-Bus API as the alarm's owner: its own cgroup, the owner's normal context (not the daemon's
+ * sandbox), `systemctl status` and the journal. Elsewhere (the fake-kernel host tier, a system
+ * without systemd) the daemon forks it itself as the owner. Either way the alarm hears of the
+ * job's end through alarm_job_ended(). */
+#ifndef SUSPENDD_JOB_H
+#define SUSPENDD_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct Daemon Daemon;
+typedef struct AlarmJob AlarmJob;
+typedef struct Jobs Jobs;
+
+typedef enum { JOB_RUNNER_SYSTEMD, JOB_RUNNER_DIRECT } JobRunner;
+
+#define JOB_MAX_GROUPS 256
+
+/* Who the job runs as, resolved in the daemon (never between fork and exec). */
+typedef struct {
+        uid_t uid;
+        gid_t gid;
+        gid_t groups[JOB_MAX_GROUPS];   /* supplementary groups, the primary one included */
+        int n_groups;
+        char user[64];                  /* the passwd name, or the uid in decimal without one */
+        char home[256];
+        char shell[256];
+} JobCreds;
+
+/* The owner's passwd entry and group list (getgrouplist). An owner without a passwd entry
+ * gets its gid alone, HOME=/ and /bin/sh. */
+void job_resolve_creds(uid_t uid, gid_t gid, JobCreds *out);
+
+/* suspendd-alarm-ID-NAME.service, NAME escaped as systemd escapes unit names (`-` is \x2d) and
+ * cut so the whole name stays within systemd's 255 characters. g_free. */
+char *job_unit_name(uint32_t alarm_id, const char *alarm_name);
+
+/* `RunCommands=` of suspendd.conf: auto is systemd where systemd is the init system and the
+ * daemon manages this machine's own kernel (not a fake kernel under --sysfs-root). */
+JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_kernel);
+
+void jobs_init(Daemon *d);
+void jobs_free(Daemon *d);   /* jobs go on running; the daemon stops following them */
+
+/* Start the command of alarm ID (run as its owner). 0: under way, *out follows it until
+ * alarm_job_ended() or job_detach(); < 0: it could not start (logged). */
+int job_start(Daemon *d, uint32_t alarm_id, const char *alarm_name, uid_t owner, gid_t gid,
+              const char *command, AlarmJob **out);
+/* The alarm stops following its job (its hold ended first): the job goes on. */
+void job_detach(AlarmJob *job);
+
+#endif
