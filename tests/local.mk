@@ -44,10 +44,11 @@ INTEGRATION_TESTS = \
 	tests/integration/policy-limits.test \
 	tests/integration/suspendctl.test \
 	tests/integration/robustness.test \
-	tests/integration/completion.test
+	tests/integration/completion.test \
+	tests/integration/logind.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += tests/integration/harness.py
+EXTRA_DIST += tests/integration/harness.py tests/integration/fake-login1.py
 
 # Daemon-on-a-real-kernel tests: run in the QEMU guest by `make check-vm` (vm-image/local.mk).
 GUEST_TESTS += \
