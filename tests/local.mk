@@ -45,7 +45,8 @@ INTEGRATION_TESTS = \
 	tests/integration/suspendctl.test \
 	tests/integration/robustness.test \
 	tests/integration/completion.test \
-	tests/integration/logind.test
+	tests/integration/logind.test \
+	tests/integration/persistence.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py tests/integration/fake-login1.py
@@ -65,7 +66,7 @@ EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 
 # Benchmarks (tests/bench/, BENCHMARKS.md): `make bench`; measured ratios, never pass/fail tests.
 noinst_PROGRAMS += tests/bench/suspendd-bench
-EXTRA_DIST += tests/bench/run tests/guest/bench.sh BENCHMARKS.md
+EXTRA_DIST += tests/bench/run tests/guest/bench.sh tests/guest/store-cost.sh BENCHMARKS.md
 bench: all tests/fake-kernel/fake-kernel
 	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) $(top_srcdir)/tests/bench/run $(BENCH_FLAGS)
 .PHONY: bench
