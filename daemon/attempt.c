@@ -737,7 +737,7 @@ static void start(Daemon *d, AttemptKind kind)
         Job *j;
 
         memset(&d->current, 0, sizeof d->current);
-        d->current.id = ++d->last_attempt_id;
+        d->current.id = state_next_attempt_id(d);   /* never repeats, also across restarts */
         d->current.kind = kind;
         d->current.started_ms = wall_ms();
         d->current.started_boot_us = boottime_us();
@@ -749,7 +749,6 @@ static void start(Daemon *d, AttemptKind kind)
                 d->app_requested = false;
         if (kind == ATTEMPT_KIND_DARK)
                 d->dark_pending = false;
-        state_save(d);   /* attempt ids never repeat, also across restarts */
         log_msg(6, d->current.id, "attempt %llu (%s) starts", (unsigned long long)d->current.id,
                 attempt_kind_name(kind));
         d->state = ATTEMPT_PREPARE;

@@ -47,5 +47,6 @@ void daemon_init_modules(Daemon *d)
         disable_init(d);
         logind_init(d);
         alarm_init(d);
+        state_reserve_attempt_ids(d);
         state_save(d);
 }

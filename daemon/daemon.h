@@ -166,6 +166,7 @@ struct Daemon {
         AttemptRecord history[ATTEMPT_HISTORY];
         unsigned n_history;
         uint64_t last_attempt_id;
+        uint64_t attempt_id_reserved;  /* the state file's bound: ids up to it may be used (store.c) */
         unsigned wakeup_count;
         guint notify_timer;
         unsigned pending_answers;
@@ -349,8 +350,10 @@ void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m);
 /* store.c */
 int store_write_atomic(const char *dir, const char *name, const char *data, size_t len);
 char *store_read(const char *dir, const char *name);   /* g_free, NULL if absent */
-void state_save(Daemon *d);
+void state_save(Daemon *d);                  /* writes only when the contents changed */
 void state_load(Daemon *d);
+void state_reserve_attempt_ids(Daemon *d);  /* at start, before its state_save */
+uint64_t state_next_attempt_id(Daemon *d);  /* the next attempt id, persisted once in 64 */
 
 const char *mode_name(Mode m);
 gint64 wall_ms(void);

@@ -1,5 +1,8 @@
 /* store.c — persistence under the state directory. Files are replaced atomically (write a
- * temporary, fsync, rename, fsync the directory) so a crash leaves the old or the new file. */
+ * temporary, fsync, rename, fsync the directory) so a crash leaves the old or the new file.
+ * Each write costs two fsyncs on the main loop (tests/guest/bench.sh measures it), so what did
+ * not change is not written again, and attempts do not write at all but once in
+ * ATTEMPT_ID_BLOCK (state_next_attempt_id). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,14 +12,68 @@
 
 #include "daemon.h"
 
+/* Attempt ids reserved per state write: a crash skips at most this many ids, a clean stop none. */
+#define ATTEMPT_ID_BLOCK 64
+
+typedef struct {
+        GBytes *data;
+        dev_t dev;
+        ino_t ino;
+} Written;
+
+/* path -> Written: what this process last put there, to skip rewriting the same bytes. */
+static GHashTable *written;
+
+static void written_free(gpointer p)
+{
+        Written *w = p;
+        g_bytes_unref(w->data);
+        g_free(w);
+}
+
+/* The file still is the one we wrote with these very bytes (not removed or replaced since). */
+static bool unchanged(const char *path, const char *data, size_t len)
+{
+        Written *w = written ? g_hash_table_lookup(written, path) : NULL;
+        struct stat st;
+        gsize n;
+        const void *old;
+
+        if (!w || stat(path, &st) < 0 || st.st_dev != w->dev || st.st_ino != w->ino || (size_t)st.st_size != len)
+                return false;
+        old = g_bytes_get_data(w->data, &n);
+        return n == len && memcmp(old, data, len) == 0;
+}
+
+static void remember(const char *path, const char *data, size_t len)
+{
+        Written *w = g_new0(Written, 1);
+        struct stat st;
+
+        if (stat(path, &st) < 0) {
+                g_free(w);
+                return;
+        }
+        if (!written)
+                written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, written_free);
+        w->data = g_bytes_new(data, len);
+        w->dev = st.st_dev;
+        w->ino = st.st_ino;
+        g_hash_table_replace(written, g_strdup(path), w);
+}
+
 int store_write_atomic(const char *dir, const char *name, const char *data, size_t len)
 {
         char tmp[4200], path[4200];
+        const char *all = data;
+        size_t all_len = len;
         int fd, dfd, r = 0;
 
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        if (unchanged(path, data, len))
+                return 0;
         if (g_mkdir_with_parents(dir, 0700) < 0)
                 return -errno;
-        snprintf(path, sizeof path, "%s/%s", dir, name);
         snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
         fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0)
@@ -46,6 +103,7 @@ int store_write_atomic(const char *dir, const char *name, const char *data, size
                 fsync(dfd);
                 close(dfd);
         }
+        remember(path, all, all_len);
         return 0;
 }
 
@@ -58,7 +116,9 @@ char *store_read(const char *dir, const char *name)
         return data;
 }
 
-/* The daemon's own state: mode, the last attempt id, and the disable hold (PROTOCOL.md §10). */
+/* The daemon's own state: mode, the attempt ids used, and the disable hold (PROTOCOL.md §10).
+ * LastAttempt is a bound no attempt id of this run exceeds: ids reserved ahead while running,
+ * exactly the last one used after a clean stop. */
 void state_save(Daemon *d)
 {
         g_autoptr(GKeyFile) kf = g_key_file_new();
@@ -66,15 +126,34 @@ void state_save(Daemon *d)
         gsize len;
         int r;
 
+        if (d->shutting_down)   /* no attempt starts any more: give back the ids not used */
+                d->attempt_id_reserved = d->last_attempt_id;
         g_key_file_set_integer(kf, "State", "Version", 1);
         g_key_file_set_string(kf, "State", "Mode", mode_name(d->mode));
-        g_key_file_set_uint64(kf, "State", "LastAttempt", d->last_attempt_id);
+        g_key_file_set_uint64(kf, "State", "LastAttempt", MAX(d->attempt_id_reserved, d->last_attempt_id));
         g_key_file_set_boolean(kf, "State", "Disabled", disable_active(d));
         g_key_file_set_string(kf, "State", "SavedSleepMode", d->saved_sleep_mode);
         data = g_key_file_to_data(kf, &len, NULL);
         r = store_write_atomic(d->state_dir, "state", data, len);
         if (r < 0)
                 log_err("cannot save state in %s: %s", d->state_dir, g_strerror(-r));
+}
+
+/* Attempt ids never repeat, also across a crash (PROTOCOL.md §7): an id is used only once the
+ * state file holds a bound at least as high. Bounds are written a block ahead (at start and
+ * when a block is used up), so an attempt does not wait for the disk but once in 64. */
+uint64_t state_next_attempt_id(Daemon *d)
+{
+        if (d->last_attempt_id >= d->attempt_id_reserved) {
+                d->attempt_id_reserved = d->last_attempt_id + ATTEMPT_ID_BLOCK;
+                state_save(d);
+        }
+        return ++d->last_attempt_id;
+}
+
+void state_reserve_attempt_ids(Daemon *d)
+{
+        d->attempt_id_reserved = d->last_attempt_id + ATTEMPT_ID_BLOCK;
 }
 
 void state_load(Daemon *d)

@@ -74,10 +74,13 @@ INTEGRATION_TESTS = \
 	tests/integration/completion.test \
 	tests/integration/hostile-input.test \
 	tests/integration/clock-step.test \
-	tests/integration/alarm-jobs.test
+	tests/integration/alarm-jobs.test \
+	tests/integration/logind.test \
+	tests/integration/persistence.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
-EXTRA_DIST += tests/integration/harness.py tests/integration/fake-systemd.py
+EXTRA_DIST += tests/integration/harness.py tests/integration/fake-systemd.py \
+	tests/integration/fake-login1.py
 
 # Daemon-on-a-real-kernel tests: run in the QEMU guest by `make check-vm` (vm-image/local.mk).
 GUEST_TESTS += \
@@ -102,6 +105,7 @@ EXTRA_DIST += tests/bench/run tests/bench/report tests/bench/benchstats.py tests
 	tests/guest/bench.sh BENCHMARKS.md
 TESTS += tests/bench/report.test
 dist_check_SCRIPTS += tests/bench/report.test
+EXTRA_DIST += tests/bench/run tests/guest/bench.sh tests/guest/store-cost.sh BENCHMARKS.md
 bench: all tests/fake-kernel/fake-kernel
 	top_builddir=$(abs_top_builddir) top_srcdir=$(abs_top_srcdir) $(top_srcdir)/tests/bench/run $(BENCH_FLAGS)
 bench-report:

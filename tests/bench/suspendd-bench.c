@@ -22,6 +22,9 @@
  *                                                  between two processes: the syscall floor
  *   suspendd-bench hold SOCKET CLIENTS             CLIENTS connections each holding a block; prints
  *                                                  "holding" and waits for stdin to close
+ *   suspendd-bench store DIR N                     N state-file writes in DIR the way daemon/store.c
+ *                                                  does them (write a temporary, fsync, rename, fsync
+ *                                                  the directory): median and worst µs per write
  *
  * Each prints one line "name=value ..." for the driver to read (lists of samples comma-separated)
  * and exits non-zero on any failed measurement. Never touches /sys/power itself except `writes`,
@@ -218,6 +221,44 @@ static void print_samples(const char *name, const double *v, int n)
                 printf("%s%.4f", i ? "," : "", v[i]);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *)a, y = *(const double *)b;
+        return x < y ? -1 : x > y;
+}
+
+/* What each state write cost an attempt before the ids were reserved in blocks (store.c). */
+static int cmd_store(const char *dir, int n)
+{
+        static const char data[] = "[State]\nVersion=1\nMode=on-demand\nLastAttempt=123456\nDisabled=false\n"
+                                   "SavedSleepMode=\n";
+        char tmp[4096], path[4096];
+        double *t = calloc((size_t)n, sizeof *t);
+
+        if (!t || n <= 0)
+                die("store: N");
+        snprintf(tmp, sizeof tmp, "%s/.bench-state.tmp", dir);
+        snprintf(path, sizeof path, "%s/bench-state", dir);
+        for (int i = 0; i < n; i++) {
+                double t0 = now_s();
+                int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), dfd;
+                if (fd < 0 || write(fd, data, sizeof data - 1) != (ssize_t)(sizeof data - 1) || fsync(fd) < 0)
+                        die("store: write");
+                close(fd);
+                if (rename(tmp, path) < 0)
+                        die("store: rename");
+                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd < 0 || fsync(dfd) < 0)
+                        die("store: fsync dir");
+                close(dfd);
+                t[i] = (now_s() - t0) * 1e6;
+        }
+        unlink(path);
+        qsort(t, (size_t)n, sizeof *t, cmp_double);
+        printf("median_us=%.1f max_us=%.1f n=%d\n", t[n / 2], t[n - 1], n);
+        free(t);
+        return 0;
+}
 
 static int cmd_fanout(const char *path, int watchers, int rounds)
 {
@@ -471,6 +512,8 @@ int main(int argc, char **argv)
                 return cmd_cycles(argv[2], argv[3], atoi(argv[4]), argc >= 6 ? argv[5] : NULL);
         if (argc >= 4 && strcmp(argv[1], "floor") == 0)
                 return cmd_floor(atoi(argv[2]), atoi(argv[3]));
+        if (argc >= 4 && strcmp(argv[1], "store") == 0)
+                return cmd_store(argv[2], atoi(argv[3]));
         if (argc >= 4 && strcmp(argv[1], "hold") == 0)
                 return cmd_hold(argv[2], atoi(argv[3]));
         fprintf(stderr, "usage: see the comment at the top of tests/bench/suspendd-bench.c\n");
