@@ -59,6 +59,13 @@ static void raise_fd_limit(unsigned max_clients)
                 log_warn("cannot raise the open-file limit to %llu: %s", (unsigned long long)want, g_strerror(errno));
 }
 
+/* Test-only mutants (HACKING.md, "Mutation checks") say what they are. */
+#if defined(SUSPENDD_MUTANT_NO_COUNT_WRITE)
+#define SUSPENDD_MUTANT "no-count-write"
+#elif defined(SUSPENDD_MUTANT_NO_EPOLLWAKEUP)
+#define SUSPENDD_MUTANT "no-epollwakeup"
+#endif
+
 int main(int argc, char **argv)
 {
         static const struct option opts[] = {

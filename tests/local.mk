@@ -48,12 +48,12 @@ MUTANT_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
 check_PROGRAMS += tests/mutants/suspendd-no-count-write tests/mutants/suspendd-no-epollwakeup
 tests_mutants_suspendd_no_count_write_SOURCES = daemon/main.c daemon/attempt.c
 tests_mutants_suspendd_no_count_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
-	-DSUSPENDD_MUTANT_NO_COUNT_WRITE -DSUSPENDD_MUTANT='"no-count-write"'
+	-DSUSPENDD_MUTANT_NO_COUNT_WRITE=1
 tests_mutants_suspendd_no_count_write_CFLAGS = $(MUTANT_CFLAGS)
 tests_mutants_suspendd_no_count_write_LDADD = daemon/libsuspendd-core.la
 tests_mutants_suspendd_no_epollwakeup_SOURCES = daemon/main.c daemon/server.c
 tests_mutants_suspendd_no_epollwakeup_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
-	-DSUSPENDD_MUTANT_NO_EPOLLWAKEUP -DSUSPENDD_MUTANT='"no-epollwakeup"'
+	-DSUSPENDD_MUTANT_NO_EPOLLWAKEUP=1
 tests_mutants_suspendd_no_epollwakeup_CFLAGS = $(MUTANT_CFLAGS)
 tests_mutants_suspendd_no_epollwakeup_LDADD = daemon/libsuspendd-core.la
 
