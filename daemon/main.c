@@ -62,6 +62,13 @@ static void raise_fd_limit(unsigned max_clients)
                 log_warn("cannot raise the open-file limit to %llu: %s", (unsigned long long)want, g_strerror(errno));
 }
 
+/* Test-only mutants (HACKING.md, "Mutation checks") say what they are. */
+#if defined(SUSPENDD_MUTANT_NO_COUNT_WRITE)
+#define SUSPENDD_MUTANT "no-count-write"
+#elif defined(SUSPENDD_MUTANT_NO_EPOLLWAKEUP)
+#define SUSPENDD_MUTANT "no-epollwakeup"
+#endif
+
 int main(int argc, char **argv)
 {
         static const struct option opts[] = {
@@ -92,7 +99,12 @@ int main(int argc, char **argv)
                 case 'm': mode = optarg; break;
                 case 'v': verbose = true; break;
                 case 'h': usage(stdout); return 0;
+#ifdef SUSPENDD_MUTANT
+                case 'V': printf("suspendd %s (TEST MUTANT %s: deliberately broken, never install)\n",
+                                 PACKAGE_VERSION, SUSPENDD_MUTANT); return 0;
+#else
                 case 'V': printf("suspendd %s\n", PACKAGE_VERSION); return 0;
+#endif
                 default: usage(stderr); return 2;
                 }
         }
@@ -160,6 +172,10 @@ int main(int argc, char **argv)
         /* No reload: the configuration is read at start. A hang-up stops cleanly rather than
          * dying like a crash (which would leave a disable in its grace period). */
         g_unix_signal_add(SIGHUP, on_signal, d);
+#ifdef SUSPENDD_MUTANT
+        log_warn("TEST MUTANT %s: this daemon is deliberately broken (HACKING.md, mutation checks)",
+                 SUSPENDD_MUTANT);
+#endif
         log_info("suspendd %s ready on %s in %s mode", PACKAGE_VERSION,
                  passed >= 0 ? "the socket systemd passed" : socket_path, mode_name(d->mode));
         sd_notifyf(0, "READY=1\nSTATUS=%s mode, %s", mode_name(d->mode),

@@ -20,6 +20,12 @@
 
 #define LISTEN_TAG ((uint64_t)-1)
 
+#ifdef SUSPENDD_MUTANT_NO_EPOLLWAKEUP
+#define CLIENT_EPOLLWAKEUP 0   /* test-only mutant (HACKING.md): the fast path's guarantee off */
+#else
+#define CLIENT_EPOLLWAKEUP EPOLLWAKEUP
+#endif
+
 static unsigned clients_of_uid(Daemon *d, uid_t uid)
 {
         GHashTableIter it;
@@ -106,7 +112,7 @@ static void accept_clients(Daemon *d)
 
 int server_watch_client(Daemon *d, Client *c, bool want_out)
 {
-        struct epoll_event ev = { .events = EPOLLIN | EPOLLWAKEUP, .data.u64 = (uint64_t)c->fd };
+        struct epoll_event ev = { .events = EPOLLIN | CLIENT_EPOLLWAKEUP, .data.u64 = (uint64_t)c->fd };
         if (c->closing) {
                 epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
                 return 0;

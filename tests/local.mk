@@ -57,12 +57,37 @@ check_LTLIBRARIES += tests/clock-step/clock-step.la
 tests_clock_step_clock_step_la_CFLAGS = $(WARN_CFLAGS)
 tests_clock_step_clock_step_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_clock_step_clock_step_la_LIBADD = -ldl
+# The fake kernel's half of eventpoll, preloaded into the daemon by tests that need EPOLLWAKEUP
+# modelled (tests/fake-kernel/README.md, "Client messages").
+check_LTLIBRARIES += tests/fake-kernel/libepollwakeup-shim.la
+tests_fake_kernel_libepollwakeup_shim_la_SOURCES = tests/fake-kernel/epollwakeup-shim.c
+tests_fake_kernel_libepollwakeup_shim_la_CFLAGS = $(AM_CFLAGS) -pthread
+tests_fake_kernel_libepollwakeup_shim_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_fake_kernel_libepollwakeup_shim_la_LIBADD = -ldl
+
+# Mutation checks (HACKING.md): the daemon with one guarantee deliberately broken, built beside
+# the real one from the same sources; wakeup-sweep.test must fail against each. The mutated file
+# is compiled again with the switch and linked ahead of the core library, which then supplies
+# only the unchanged modules.
+MUTANT_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
+check_PROGRAMS += tests/mutants/suspendd-no-count-write tests/mutants/suspendd-no-epollwakeup
+tests_mutants_suspendd_no_count_write_SOURCES = daemon/main.c daemon/attempt.c
+tests_mutants_suspendd_no_count_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
+	-DSUSPENDD_MUTANT_NO_COUNT_WRITE=1
+tests_mutants_suspendd_no_count_write_CFLAGS = $(MUTANT_CFLAGS)
+tests_mutants_suspendd_no_count_write_LDADD = daemon/libsuspendd-core.la
+tests_mutants_suspendd_no_epollwakeup_SOURCES = daemon/main.c daemon/server.c
+tests_mutants_suspendd_no_epollwakeup_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
+	-DSUSPENDD_MUTANT_NO_EPOLLWAKEUP=1
+tests_mutants_suspendd_no_epollwakeup_CFLAGS = $(MUTANT_CFLAGS)
+tests_mutants_suspendd_no_epollwakeup_LDADD = daemon/libsuspendd-core.la
 
 # Integration tier: the real daemon and clients on a real socket, against the fake kernel.
 INTEGRATION_TESTS = \
 	tests/integration/blockers.test \
 	tests/integration/immediate.test \
 	tests/integration/wakeup-race.test \
+	tests/integration/wakeup-sweep.test \
 	tests/integration/watchers.test \
 	tests/integration/fds.test \
 	tests/integration/alarms.test \

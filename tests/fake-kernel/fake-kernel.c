@@ -18,6 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <linux/unix_diag.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,6 +31,28 @@
 /* "UNIX" stands for the wakeup source EPOLLWAKEUP gives a watched AF_UNIX socket. */
 #define N_SOURCES 4
 static const char *const source_names[N_SOURCES] = { "rtc0", "PNP0C0D:00", "serio0", "UNIX" };
+#define SRC_UNIX 3
+
+/* Points of the wakeup_count handshake where a test can hold the daemon (`pause-at`), to act
+ * at exactly that moment and then `release` it. */
+enum point {
+        PP_NONE,
+        PP_COUNT_READ,        /* a wakeup_count read, before the count is taken */
+        PP_COUNT_READ_DONE,   /* ... the count taken, not yet returned */
+        PP_COUNT_WRITE,       /* a wakeup_count write, before it is checked */
+        PP_COUNT_WRITE_DONE,  /* ... accepted (the check armed), not yet returned */
+        PP_STATE_WRITE,       /* a state write, before the pending-wakeup check */
+        PP_COUNT,
+};
+static const char *const point_names[PP_COUNT] = {
+        "none", "count-read", "count-read-done", "count-write", "count-write-done", "state-write",
+};
+
+/* Sockets some process watches with EPOLLWAKEUP (reported by the epollwakeup shim, README.md):
+ * a datagram queued on one of them is a wakeup event, as in the kernel's eventpoll. */
+#define MAX_EWS 1024
+static unsigned long ews_inodes[MAX_EWS];
+static size_t n_ews;
 
 static struct {
         pthread_mutex_t lock;
@@ -44,6 +70,9 @@ static struct {
         long sleep_ms;            /* 0: sleep until woken */
         int fail_next, fail_errno;
         bool pause_before_state, paused, released;
+        enum point pause_at, paused_at;   /* armed one-shot pause; where the daemon is held */
+        bool paused_legacy;               /* held by `pause on` (answers wait-paused with "ok") */
+        unsigned ipc_events;
         bool sleeping;
         const char *wake_request; /* set by `wake`/`event` while sleeping */
         char last_wake[32];
@@ -96,6 +125,37 @@ static void wakeup_event(int src)
         if (k.sleeping && !k.wake_request)
                 k.wake_request = src >= 0 ? source_names[src] : "unknown";
         pthread_cond_broadcast(&k.cond);
+}
+
+/* Called with the lock held at each point of the handshake: hold the caller there while a
+ * `pause-at` for this point (or `pause on`, for state writes) is armed, until `release`.
+ * Returns -EINTR if the caller's request was interrupted (the daemon died). */
+static int pause_point(enum point p)
+{
+        bool legacy = p == PP_STATE_WRITE && k.pause_before_state;
+
+        if (!legacy && k.pause_at != p)
+                return 0;
+        if (!legacy)
+                k.pause_at = PP_NONE;   /* one-shot */
+        k.paused = true;
+        k.paused_at = p;
+        k.paused_legacy = legacy;
+        k.released = false;
+        pthread_cond_broadcast(&k.cond);
+        while (!k.released) {
+                struct timespec ts;
+                if (fuse_interrupted()) {
+                        k.paused = false;
+                        k.paused_at = PP_NONE;
+                        return -EINTR;
+                }
+                deadline_in(&ts, 50);
+                pthread_cond_timedwait(&k.cond, &k.lock, &ts);
+        }
+        k.paused = false;
+        k.paused_at = PP_NONE;
+        return 0;
 }
 
 /* --- file contents --- */
@@ -234,6 +294,10 @@ static int fk_read(const char *path, char *buf, size_t size, off_t off, struct f
                 snprintf(text, sizeof text, "freeze mem disk\n");
                 break;
         case N_WAKEUP_COUNT:
+                if (pause_point(PP_COUNT_READ) < 0) {
+                        pthread_mutex_unlock(&k.lock);
+                        return -EINTR;
+                }
                 /* Like the kernel: block while wakeup events are being processed. */
                 while (k.in_progress > 0) {
                         struct timespec ts;
@@ -245,6 +309,10 @@ static int fk_read(const char *path, char *buf, size_t size, off_t off, struct f
                         pthread_cond_timedwait(&k.cond, &k.lock, &ts);
                 }
                 snprintf(text, sizeof text, "%u\n", k.count);
+                if (pause_point(PP_COUNT_READ_DONE) < 0) {   /* the value is taken: events now come after it */
+                        pthread_mutex_unlock(&k.lock);
+                        return -EINTR;
+                }
                 break;
         case N_MEM_SLEEP:
                 snprintf(text, sizeof text, strcmp(k.mem_sleep, "s2idle") == 0 ? "[s2idle] deep\n"
@@ -286,15 +354,9 @@ static int enter_sleep(const char *state)
         struct timespec until;
         bool timed = k.sleep_ms > 0;
 
-        if (k.pause_before_state) {
-                /* Let a test act between the daemon's count write and this state write. */
-                k.paused = true;
-                k.released = false;
-                pthread_cond_broadcast(&k.cond);
-                while (!k.released)
-                        pthread_cond_wait(&k.cond, &k.lock);
-                k.paused = false;
-        }
+        /* Let a test act between the daemon's count write and this state write. */
+        if (pause_point(PP_STATE_WRITE) < 0)
+                return -EINTR;
         snprintf(k.last_state, sizeof k.last_state, "%.15s", state);
         k.entered++;
         if (strcmp(k.sleep_mode, "disabled") == 0)
@@ -374,12 +436,18 @@ static int fk_write(const char *path, const char *buf, size_t size, off_t off,
         case N_WAKEUP_COUNT: {
                 char *end;
                 unsigned long v = strtoul(text, &end, 10);
+                if (pause_point(PP_COUNT_WRITE) < 0) {
+                        r = -EINTR;
+                        break;
+                }
                 if (*end || len == 0 || v != k.count || k.in_progress > 0) {
                         r = -EINVAL;   /* stale count: an event arrived since the read */
                         break;
                 }
                 k.saved_count = (unsigned)v;
                 k.check_enabled = true;
+                if (pause_point(PP_COUNT_WRITE_DONE) < 0)
+                        r = -EINTR;
                 break;
         }
         case N_MEM_SLEEP:
@@ -423,6 +491,167 @@ static int fk_write(const char *path, const char *buf, size_t size, off_t off,
 static int fk_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
         return 0;   /* O_TRUNC opens of sysfs files are fine */
+}
+
+static void ctl_reply(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* --- the EPOLLWAKEUP model (README.md, "Client messages") --- */
+
+/* Look up an AF_UNIX socket by inode with sock_diag (what `ss -x` uses): its peer's inode and
+ * how many datagrams wait in its receive queue. Returns 0, -ENOENT, or -errno. */
+static int unix_sock_info(unsigned long ino, unsigned long *peer, unsigned *rqueue)
+{
+        struct {
+                struct nlmsghdr nlh;
+                struct unix_diag_req req;
+        } q = {
+                .nlh = { .nlmsg_len = sizeof q, .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+                         .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP },
+                .req = { .sdiag_family = AF_UNIX, .udiag_states = ~0U,
+                         .udiag_show = UDIAG_SHOW_PEER | UDIAG_SHOW_RQLEN },
+        };
+        char buf[32768];
+        int r = -ENOENT, fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+        if (fd < 0)
+                return -errno;
+        if (send(fd, &q, sizeof q, 0) < 0) {
+                r = -errno;
+                goto out;
+        }
+        for (;;) {
+                ssize_t n = recv(fd, buf, sizeof buf, 0);
+                if (n <= 0) {
+                        r = n < 0 ? -errno : -EIO;
+                        goto out;
+                }
+                for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+                        struct unix_diag_msg *m = NLMSG_DATA(h);
+                        struct rtattr *a;
+                        int left;
+                        if (h->nlmsg_type == NLMSG_DONE)
+                                goto out;
+                        if (h->nlmsg_type == NLMSG_ERROR) {
+                                r = -EIO;
+                                goto out;
+                        }
+                        if (m->udiag_ino != ino)
+                                continue;
+                        *peer = 0;
+                        *rqueue = 0;
+                        left = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof *m));
+                        for (a = (struct rtattr *)(m + 1); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+                                if (a->rta_type == UNIX_DIAG_PEER)
+                                        *peer = *(uint32_t *)RTA_DATA(a);
+                                else if (a->rta_type == UNIX_DIAG_RQLEN)
+                                        *rqueue = ((struct unix_diag_rqlen *)RTA_DATA(a))->udiag_rqueue;
+                        }
+                        r = 0;   /* read on to the end of the dump */
+                }
+        }
+out:
+        close(fd);
+        return r;
+}
+
+static bool ews_has(unsigned long ino)
+{
+        for (size_t i = 0; i < n_ews; i++)
+                if (ews_inodes[i] == ino)
+                        return true;
+        return false;
+}
+
+static void ews_set(unsigned long ino, bool on)
+{
+        for (size_t i = 0; i < n_ews; i++)
+                if (ews_inodes[i] == ino) {
+                        if (!on)
+                                ews_inodes[i] = ews_inodes[--n_ews];
+                        return;
+                }
+        if (on && n_ews < MAX_EWS)
+                ews_inodes[n_ews++] = ino;
+}
+
+/* A client's datagram to a socket watched with EPOLLWAKEUP is a wakeup event: in the kernel it
+ * is in progress from when it is queued until the reader's next epoll_wait, then counted (source
+ * UNIX). The test brackets each datagram it sends (Env.ipc in harness.py):
+ *   `ipc-begin INO` before sending on its socket INO: if the receiving end is watched with
+ *      EPOLLWAKEUP the event is in progress from now (reads of wakeup_count wait, count writes
+ *      fail, state writes see it pending);
+ *   `ipc-end INO [MS]` after sending: wait (lock not held) until the receiving end has taken the
+ *      datagram off its queue, then the event ends and is counted.
+ * It never ends a sleep (the sender would be frozen). Answers "ok wakeup=0|1 count=N peer=P"
+ * (wakeup=0: nobody asked for EPOLLWAKEUP on that socket, or the shim is not preloaded). */
+#define MAX_IPC 64
+static struct { unsigned long ino, peer; } ipc_open[MAX_IPC];
+static size_t n_ipc_open;
+
+static void ipc_begin(FILE *out, unsigned long ino)
+{
+        unsigned long peer = 0;
+        unsigned rq = 0;
+        int r = unix_sock_info(ino, &peer, &rq);
+        bool wake;
+
+        /* peer 0: not accepted yet (no inode), so in nobody's epoll set: no wakeup source */
+        if (r < 0) {
+                ctl_reply(out, "error socket %lu: %s", ino, strerror(-r));
+                return;
+        }
+        pthread_mutex_lock(&k.lock);
+        wake = peer && ews_has(peer) && n_ipc_open < MAX_IPC;
+        if (wake) {
+                ipc_open[n_ipc_open].ino = ino;
+                ipc_open[n_ipc_open++].peer = peer;
+                k.in_progress++;
+        }
+        ctl_reply(out, "ok wakeup=%d count=%u peer=%lu", wake, k.count, peer);
+        pthread_mutex_unlock(&k.lock);
+}
+
+static void ipc_end(FILE *out, unsigned long ino, long timeout_ms)
+{
+        struct timespec until, now;
+        unsigned long peer = 0, unused;
+        unsigned rq = 0;
+        size_t i;
+        int r = 0;
+
+        pthread_mutex_lock(&k.lock);
+        for (i = 0; i < n_ipc_open && ipc_open[i].ino != ino; i++)
+                ;
+        if (i == n_ipc_open) {
+                ctl_reply(out, "ok wakeup=0 count=%u", k.count);
+                pthread_mutex_unlock(&k.lock);
+                return;
+        }
+        peer = ipc_open[i].peer;
+        pthread_mutex_unlock(&k.lock);
+        deadline_in(&until, timeout_ms);
+        while ((r = unix_sock_info(peer, &unused, &rq)) == 0 && rq > 0) {
+                clock_gettime(CLOCK_REALTIME, &now);
+                if (now.tv_sec > until.tv_sec || (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))
+                        break;
+                usleep(500);
+        }
+        pthread_mutex_lock(&k.lock);
+        for (i = 0; i < n_ipc_open && ipc_open[i].ino != ino; i++)
+                ;
+        if (i < n_ipc_open)
+                ipc_open[i] = ipc_open[--n_ipc_open];
+        /* ended either way (a vanished reader relaxes its sources too); said so if not drained */
+        k.in_progress--;
+        k.count++;
+        k.event_counts[SRC_UNIX]++;
+        k.ipc_events++;
+        pthread_cond_broadcast(&k.cond);
+        if (r == 0 && rq > 0)
+                ctl_reply(out, "timeout queued=%u count=%u", rq, k.count);
+        else
+                ctl_reply(out, "ok wakeup=1 count=%u peer=%lu", k.count, peer);
+        pthread_mutex_unlock(&k.lock);
 }
 
 /* --- control socket --- */
@@ -469,6 +698,14 @@ static void handle_command(FILE *out, char *line)
         int src;
 
         sscanf(line, "%31s %63s %63s", cmd, arg1, arg2);
+        if (strcmp(cmd, "ipc-begin") == 0) {
+                ipc_begin(out, strtoul(arg1, NULL, 10));
+                return;
+        }
+        if (strcmp(cmd, "ipc-end") == 0) {   /* waits without the lock */
+                ipc_end(out, strtoul(arg1, NULL, 10), arg2[0] ? atol(arg2) : 10000);
+                return;
+        }
         pthread_mutex_lock(&k.lock);
         if (strcmp(cmd, "event") == 0 || strcmp(cmd, "wake") == 0) {
                 src = source_index(arg1[0] ? arg1 : "serio0");
@@ -497,6 +734,20 @@ static void handle_command(FILE *out, char *line)
         } else if (strcmp(cmd, "pause") == 0) {
                 k.pause_before_state = strcmp(arg1, "off") != 0;
                 ctl_reply(out, "ok");
+        } else if (strcmp(cmd, "pause-at") == 0) {
+                enum point p = PP_NONE;
+                for (int i = 0; i < PP_COUNT; i++)
+                        if (strcmp(arg1, point_names[i]) == 0)
+                                p = (enum point)i;
+                if (p == PP_NONE && strcmp(arg1, "off") != 0) {
+                        ctl_reply(out, "error unknown point %s", arg1);
+                } else {
+                        k.pause_at = p;
+                        ctl_reply(out, "ok");
+                }
+        } else if (strcmp(cmd, "ews") == 0) {
+                ews_set(strtoul(arg2, NULL, 10), strcmp(arg1, "add") == 0);
+                ctl_reply(out, "ok");
         } else if (strcmp(cmd, "release") == 0) {
                 k.released = true;
                 pthread_cond_broadcast(&k.cond);
@@ -504,7 +755,12 @@ static void handle_command(FILE *out, char *line)
         } else if (strcmp(cmd, "wait-sleeping") == 0) {
                 ctl_reply(out, wait_for(is_sleeping, 0, arg1[0] ? atol(arg1) : 10000) ? "ok" : "timeout");
         } else if (strcmp(cmd, "wait-paused") == 0) {
-                ctl_reply(out, wait_for(is_paused, 0, arg1[0] ? atol(arg1) : 10000) ? "ok" : "timeout");
+                if (!wait_for(is_paused, 0, arg1[0] ? atol(arg1) : 10000))
+                        ctl_reply(out, "timeout");
+                else if (k.paused_legacy)
+                        ctl_reply(out, "ok");
+                else
+                        ctl_reply(out, "ok at=%s", point_names[k.paused_at]);
         } else if (strcmp(cmd, "wait-completed") == 0) {
                 ctl_reply(out, wait_for(completed_at_least, atol(arg1), arg2[0] ? atol(arg2) : 10000)
                                        ? "ok" : "timeout");
@@ -517,10 +773,10 @@ static void handle_command(FILE *out, char *line)
         } else if (strcmp(cmd, "stats") == 0) {
                 ctl_reply(out, "ok entered=%u completed=%u aborted=%u last_errno=%d last_state=%s "
                                "count=%u in_progress=%d sleeping=%d paused=%d wakealarm=%lld "
-                               "last_wake=%s sleep_mode=%s mem_sleep=%s",
+                               "last_wake=%s sleep_mode=%s mem_sleep=%s paused_at=%s ipc_events=%u",
                           k.entered, k.completed, k.aborted, k.last_errno, k.last_state, k.count,
                           k.in_progress, k.sleeping, k.paused, k.rtc_alarm, k.last_wake,
-                          k.sleep_mode, k.mem_sleep);
+                          k.sleep_mode, k.mem_sleep, point_names[k.paused_at], k.ipc_events);
         } else {
                 ctl_reply(out, "error unknown command");
         }

@@ -2,7 +2,8 @@
 . "$(dirname "$0")/../vm/lib.sh"
 
 # Start suspendd under systemd as a transient unit with the daemon's options (restart on
-# failure); SUSPENDD_UNIT=1 uses the installed suspendd.socket/suspendd.service instead.
+# failure); SUSPENDD_UNIT=1 uses the installed suspendd.socket/suspendd.service instead;
+# SUSPENDD_BIN=PATH runs another build (a test mutant copied into the guest, HACKING.md).
 start_suspendd() {
   systemctl stop suspendd.service suspendd.socket suspendd-t.service >/dev/null 2>&1
   systemctl reset-failed suspendd-t.service >/dev/null 2>&1
@@ -10,7 +11,7 @@ start_suspendd() {
     systemctl start suspendd.socket suspendd.service
   else
     systemd-run --quiet --unit=suspendd-t --property=Type=notify --property=Restart=on-failure \
-      --property=RestartSec=1 /usr/sbin/suspendd -v "$@"
+      --property=RestartSec=1 "${SUSPENDD_BIN:-/usr/sbin/suspendd}" -v "$@"
   fi
   for _ in $(seq 50); do suspendctl status >/dev/null 2>&1 && return 0; sleep 0.2; done
   return 1

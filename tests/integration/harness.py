@@ -26,6 +26,8 @@ TOP_BUILDDIR = os.environ.get("top_builddir", os.path.abspath(os.path.join(os.pa
 FAKE_KERNEL = os.path.join(TOP_BUILDDIR, "tests", "fake-kernel", "fake-kernel")
 SUSPENDD = os.path.join(TOP_BUILDDIR, "daemon", "suspendd")
 SUSPENDCTL = os.path.join(TOP_BUILDDIR, "client", "suspendctl")
+# The fake kernel's half of eventpoll (tests/fake-kernel/README.md, "Client messages").
+EPOLLWAKEUP_SHIM = os.path.join(TOP_BUILDDIR, "tests", "fake-kernel", ".libs", "libepollwakeup-shim.so")
 TIMEOUT = 20.0   # a failure guard only; tests wait on events, not on time
 
 
@@ -168,8 +170,12 @@ class Client:
 
 
 class Env:
-    def __init__(self, patched=False, config=None, mode=None, rtc=True, sleep_ms=0):
+    def __init__(self, patched=False, config=None, mode=None, rtc=True, sleep_ms=0, daemon_binary=None,
+                 epollwakeup_shim=False):
         self.patched, self.config_text, self.mode, self.rtc, self.sleep_ms = patched, config, mode, rtc, sleep_ms
+        # daemon_binary: e.g. a test mutant (tests/mutants/); epollwakeup_shim: preload the shim so
+        # the fake kernel knows which sockets the daemon watches with EPOLLWAKEUP (see ipc()).
+        self.daemon_binary, self.epollwakeup_shim = daemon_binary or SUSPENDD, epollwakeup_shim
         self.daemon = None
         self.fk = None
 
@@ -213,13 +219,18 @@ class Env:
     def start_daemon(self, extra=()):
         assert os.path.realpath(self.root) != "/", "refusing to run the daemon on the real /sys"
         self.log_path = os.path.join(self.dir, "suspendd.log")
-        args = [SUSPENDD, "--sysfs-root", self.root, "--socket", self.socket, "--state-dir", self.state,
+        args = [self.daemon_binary, "--sysfs-root", self.root, "--socket", self.socket, "--state-dir", self.state,
                 "--config", self.config, "-v"] + list(extra)
         if self.mode:
             args += ["--mode", self.mode]
         if os.path.exists(self.socket):
             os.unlink(self.socket)
-        self.daemon = subprocess.Popen(args, stderr=open(self.log_path, "a"))
+        denv = None
+        if self.epollwakeup_shim:
+            denv = dict(os.environ, LD_PRELOAD=EPOLLWAKEUP_SHIM, FAKE_KERNEL_CONTROL=self.ctl_path)
+            # a sanitizer build's runtime must otherwise come first in the library list
+            denv["ASAN_OPTIONS"] = (denv.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
+        self.daemon = subprocess.Popen(args, stderr=open(self.log_path, "a"), env=denv)
         if not self._wait(lambda: os.path.exists(self.socket) or self.daemon.poll() is not None):
             raise RuntimeError("suspendd did not start")
         if self.daemon.poll() is not None:
@@ -280,6 +291,14 @@ class Env:
             buf += chunk
         s.close()
         return buf.decode().strip()
+
+    def ipc(self, client, phase):
+        """Bracket a datagram `client` sends, for the fake kernel's EPOLLWAKEUP model (needs
+        epollwakeup_shim=True): phase "begin" before sending, "end" after. If the daemon watches
+        that socket with EPOLLWAKEUP the datagram is a wakeup event in progress from "begin"
+        until the daemon has taken it off the socket ("end" waits for that), then counted.
+        Returns the reply, e.g. "ok wakeup=1 count=12 peer=..."."""
+        return self.kernel("ipc-%s %d" % (phase, os.fstat(client.sock.fileno()).st_ino))
 
     def kstats(self):
         line = self.kernel("stats")
