@@ -1,5 +1,5 @@
 # kernel-patches/: the series (README). Its guest tests (tests/kernel/) are built here and run in
-# the QEMU guest on the patched kernel (6.1/; VM_KERNELS in vm-image/local.mk) by
+# the QEMU guest on the patched kernels (6.1/ and 6.12/, VM_KERNELS in vm-image/local.mk) by
 # `make check-vm`; on the host they are never run.
 KERNEL_TESTS += tests/kernel/sleep-mode.test tests/kernel/sleepctl.test
 noinst_PROGRAMS += tests/kernel/sleep-mode.test tests/kernel/sleepctl.test
@@ -7,4 +7,7 @@ tests_kernel_sleep_mode_test_SOURCES = tests/kernel/sleep-mode.c tests/kernel/gu
 tests_kernel_sleepctl_test_SOURCES = tests/kernel/sleepctl.c tests/kernel/guest-tap.h daemon/sleepctl-uapi.h
 EXTRA_DIST += kernel-patches/README \
 	kernel-patches/6.1/0001-PM-sleep-add-sys-power-sleep_mode-to-disable-system-.patch \
-	kernel-patches/6.1/0002-PM-sleep-add-the-cooperative-sleep-mode-and-dev-slee.patch
+	kernel-patches/6.1/0002-PM-sleep-add-the-cooperative-sleep-mode-and-dev-slee.patch \
+	kernel-patches/6.12/0000-cover-letter.patch \
+	kernel-patches/6.12/0001-PM-sleep-add-sys-power-sleep_mode-to-disable-system-.patch \
+	kernel-patches/6.12/0002-PM-sleep-add-the-cooperative-sleep-mode-and-dev-slee.patch

@@ -28,7 +28,7 @@ EXTRA_DIST += vm-image/build-kernel vm-image/build-rootfs vm-image/run-guest vm-
 # and daemon tests; 6.1 also runs the baseline tests and the harness's self-test. The results of
 # a version other than 6.1 are reported as vm-VERSION/TEST (its own logs and vm-VERSION-suite.log),
 # so a failure names its kernel.
-VM_KERNELS = 6.1
+VM_KERNELS = 6.1 6.12
 VM_RESULTS = $(abs_top_builddir)/vm-results
 # replay VERSION TESTS SUITE-LOG RESULTS: report one version's results through automake
 vm_replay = \
