@@ -30,6 +30,37 @@ SUSPENDCTL = os.path.join(TOP_BUILDDIR, "client", "suspendctl")
 EPOLLWAKEUP_SHIM = os.path.join(TOP_BUILDDIR, "tests", "fake-kernel", ".libs", "libepollwakeup-shim.so")
 TIMEOUT = 20.0   # a failure guard only; tests wait on events, not on time
 
+_preload_copies = {}
+
+
+def preloadable(path):
+    """A path LD_PRELOAD can carry: the dynamic loader splits LD_PRELOAD at spaces and colons, so a
+    library under a checkout whose path has them (a clone in "My Projects") is copied once to a
+    private temporary directory first."""
+    if not any(c in path for c in " :\t"):
+        return path
+    if path not in _preload_copies:
+        d = tempfile.mkdtemp(prefix="suspendd-preload-")
+        dst = os.path.join(d, os.path.basename(path))
+        shutil.copy2(path, dst)
+        _preload_copies[path] = dst
+    return _preload_copies[path]
+
+
+def unix_listening(path):
+    """Whether a socket listens on PATH (/proc/net/unix: the __SO_ACCEPTCON flag), without
+    connecting to it: the daemon creates the file a moment before it calls listen()."""
+    try:
+        with open("/proc/net/unix") as f:
+            next(f)
+            for line in f:
+                parts = line.rstrip("\n").split(None, 7)
+                if len(parts) == 8 and parts[7] == path and int(parts[3], 16) & 0x10000:
+                    return True
+    except OSError:
+        pass
+    return False
+
 
 class Tap:
     def __init__(self):
@@ -227,11 +258,11 @@ class Env:
             os.unlink(self.socket)
         denv = None
         if self.epollwakeup_shim:
-            denv = dict(os.environ, LD_PRELOAD=EPOLLWAKEUP_SHIM, FAKE_KERNEL_CONTROL=self.ctl_path)
+            denv = dict(os.environ, LD_PRELOAD=preloadable(EPOLLWAKEUP_SHIM), FAKE_KERNEL_CONTROL=self.ctl_path)
             # a sanitizer build's runtime must otherwise come first in the library list
             denv["ASAN_OPTIONS"] = (denv.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
         self.daemon = subprocess.Popen(args, stderr=open(self.log_path, "a"), env=denv)
-        if not self._wait(lambda: os.path.exists(self.socket) or self.daemon.poll() is not None):
+        if not self._wait(lambda: unix_listening(self.socket) or self.daemon.poll() is not None):
             raise RuntimeError("suspendd did not start")
         if self.daemon.poll() is not None:
             raise RuntimeError("suspendd exited with %s:\n%s" % (self.daemon.returncode, self.log()))
