@@ -111,14 +111,18 @@ EXTRA_DIST += tests/integration/harness.py tests/integration/fake-systemd.py \
 GUEST_TESTS += \
 	tests/guest/real-suspend.test \
 	tests/guest/backup-alarm.test \
-	tests/guest/wakeup-dance.test \
 	tests/guest/disable-crash.test \
 	tests/guest/cooperative.test \
 	tests/guest/logind.test \
 	tests/guest/cron-restart.test \
 	tests/guest/units.test \
 	tests/guest/alarm-unit.test
-EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS)
+# tests/guest/wakeup-dance.test (200 attempts, the block sent right after the last ready, and the
+# no-EPOLLWAKEUP mutant) is not run: under TCG's single vCPU the daemon reads the block before
+# its commit decision in 199 of 200 attempts (1 reached the window, the mutant lost none), so it
+# cannot show the guarantee yet; issue 16 item 2 stays open. The host sweep
+# (tests/integration/wakeup-sweep.test) covers every point deterministically.
+EXTRA_DIST += tests/guest/lib.sh $(GUEST_TESTS) tests/guest/wakeup-dance.test
 EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 
 # Benchmarks (tests/bench/, BENCHMARKS.md): `make bench` measures and writes the raw samples to
