@@ -166,7 +166,8 @@ static char *format_time(uint64_t t)
         struct tm tm;
         char buf[64];
         if (t == 0)
-                return g_strdup("-");   /* a fired one-shot alarm still holding: no next run */
+                return g_strdup("-");   /* a fired one-shot alarm still holding or kept to say why
+                                         * its command did not run: no next run */
         localtime_r(&tt, &tm);
         strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S", &tm);
         return g_strdup(buf);
@@ -635,9 +636,11 @@ static int cmd_alarm(int argc, char **argv)
                         for (guint i = 0; i < items->len; i++) {
                                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
                                 g_autofree char *next = format_time(suspendctl_record_get_u64(r, "next", 0));
-                                printf("#%s\t%s\tuid %s\tnext %s\t%s%s\thold %ss\t%s\n", get(r, "id"), get(r, "name"),
+                                printf("#%s\t%s\tuid %s\tnext %s\t%s%s\thold %ss\t%s%s%s\n", get(r, "id"), get(r, "name"),
                                        get(r, "owner"), next, *get(r, "cron") ? "cron " : "once", get(r, "cron"),
-                                       get(r, "hold"), get(r, "command"));
+                                       get(r, "hold"), get(r, "command"),
+                                       /* why the last firing ran no command (a locked account...) */
+                                       *get(r, "not_run") ? "\tNOT RUN: " : "", get(r, "not_run"));
                         }
                 }
                 g_ptr_array_unref(items);

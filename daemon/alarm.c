@@ -11,6 +11,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "account.h"
 #include "daemon.h"
 
 static void alarm_free(Alarm *a)
@@ -19,6 +20,7 @@ static void alarm_free(Alarm *a)
                 g_source_remove(a->hold_timer);
         job_detach(a->job);
         g_free(a->command);
+        g_free(a->not_run);
         g_free(a);
 }
 
@@ -42,6 +44,8 @@ void alarm_add_item_fields(const Alarm *a, SdpMessage *m)
                 sdp_add(m, "command", a->command);
         sdp_add_u64(m, "fired", a->fired);
         sdp_add_bool(m, "holding", a->holding);
+        if (a->not_run)
+                sdp_add(m, "not_run", a->not_run);
 }
 
 void alarm_save(Daemon *d)
@@ -56,11 +60,14 @@ void alarm_save(Daemon *d)
         for (guint i = 0; i < d->alarms->len; i++) {
                 Alarm *a = g_ptr_array_index(d->alarms, i);
                 g_autofree char *group = g_strdup_printf("Alarm %u", a->id);
-                if (a->removed || (!a->cron && a->next == 0 && !a->holding))
+                if (a->removed || (!a->cron && a->next == 0 && !a->holding && !a->not_run))
                         continue;
                 g_key_file_set_string(kf, group, "Name", a->name);
                 g_key_file_set_uint64(kf, group, "Owner", a->owner);
-                g_key_file_set_uint64(kf, group, "Group", a->gid);
+                if (a->owner_name[0])
+                        g_key_file_set_string(kf, group, "User", a->owner_name);
+                if (a->not_run)
+                        g_key_file_set_string(kf, group, "NotRun", a->not_run);
                 if (a->cron)
                         g_key_file_set_string(kf, group, "Cron", a->cron_text);
                 else
@@ -139,7 +146,8 @@ static void end_hold(Daemon *d, Alarm *a, const char *why)
         /* a command still running goes on; the hold no longer waits for it */
         job_detach(a->job);
         a->job = NULL;
-        if (a->removed || (!a->cron && a->next == 0)) {
+        /* a one-shot is done once fired, unless it is kept to say why its command did not run */
+        if (a->removed || (!a->cron && a->next == 0 && !a->not_run)) {
                 uint32_t id = a->id;
                 remove_alarm(d, a);
                 alarm_save(d);
@@ -186,13 +194,35 @@ void alarm_job_ended(Daemon *d, uint32_t alarm_id, const char *why)
 }
 
 /* After every due alarm holds: a command that cannot start ends its hold, which may start an
- * attempt, and that must not come before the other alarms' holds. */
+ * attempt, and that must not come before the other alarms' holds. The owner's account is read
+ * now, as cron reads it (account.c): a removed, renamed, locked or expired account gets no job,
+ * and why is kept for alarm-list (not_run=) as well as logged. */
 static void start_command(Daemon *d, Alarm *a)
 {
+        JobCreds cr;
+        char why[256];
+        bool had_reason;
+        int r;
+
         if (!a->command || a->job || !a->holding)
                 return;
-        if (job_start(d, a->id, a->name, a->owner, a->gid, a->command, &a->job) < 0)
-                end_hold(d, a, "its command could not be started");
+        r = account_resolve(a->owner, a->owner_name, time(NULL), &cr, why, sizeof why);
+        if (r == 0) {
+                r = job_start(d, a->id, a->name, &cr, a->command, &a->job);
+                if (r == -EPERM)
+                        snprintf(why, sizeof why, "alarm commands are switched off (RunCommands=%s)", d->cfg.run_commands);
+                else if (r < 0)
+                        snprintf(why, sizeof why, "its command could not be started (%s)", g_strerror(-r));
+        } else {
+                log_warn("alarm %s (uid %u): its command is not run: %s", a->name, (unsigned)a->owner, why);
+        }
+        had_reason = a->not_run != NULL;
+        g_free(a->not_run);
+        a->not_run = r < 0 ? g_strdup(why) : NULL;
+        if (r < 0)
+                end_hold(d, a, why);
+        else if (had_reason)
+                alarm_save(d);
 }
 
 static void fire(Daemon *d, Alarm *a, uint64_t woke_attempt)
@@ -330,7 +360,8 @@ int alarm_add(Daemon *d, Client *c, const SdpMessage *m, Alarm **out, SdpError *
         a = g_new0(Alarm, 1);
         g_strlcpy(a->name, name, sizeof a->name);
         a->owner = c->uid;
-        a->gid = c->gid;
+        /* the name goes with the uid: a uid later given to another user does not inherit it */
+        account_name_of(c->uid, a->owner_name, sizeof a->owner_name);
         if (cron) {
                 char why[128];
                 if (cron_parse(cron, &spec, why, sizeof why) < 0) {
@@ -400,6 +431,17 @@ int alarm_release(Daemon *d, Client *c, uint32_t id)
         return 0;
 }
 
+static void load_owner(GKeyFile *kf, const char *group, Alarm *a)
+{
+        g_autofree char *user = g_key_file_get_string(kf, group, "User", NULL);
+        /* a file of 0.2 has no User=: the uid's name now is the best there is */
+        if (user)
+                g_strlcpy(a->owner_name, user, sizeof a->owner_name);
+        else
+                account_name_of(a->owner, a->owner_name, sizeof a->owner_name);
+        a->not_run = g_key_file_get_string(kf, group, "NotRun", NULL);
+}
+
 static void load(Daemon *d)
 {
         g_autofree char *data = store_read(d->state_dir, "alarms");
@@ -427,7 +469,6 @@ static void load(Daemon *d)
                 a->id = (uint32_t)strtoul(*g + 6, NULL, 10);
                 g_strlcpy(a->name, name, sizeof a->name);
                 a->owner = (uid_t)g_key_file_get_uint64(kf, *g, "Owner", NULL);
-                a->gid = (gid_t)g_key_file_get_uint64(kf, *g, "Group", NULL);
                 cron = g_key_file_get_string(kf, *g, "Cron", NULL);
                 if (cron) {
                         if (cron_parse(cron, &a->spec, NULL, 0) < 0) {
@@ -445,8 +486,10 @@ static void load(Daemon *d)
                 a->hold_given = g_key_file_get_boolean(kf, *g, "HoldGiven", NULL);
                 a->command = g_key_file_get_string(kf, *g, "Command", NULL);
                 a->fired = g_key_file_get_uint64(kf, *g, "Fired", NULL);
-                /* a one-shot missed while the daemon was down fires now */
-                a->next = compute_next(a, now);
+                load_owner(kf, *g, a);
+                /* a one-shot missed while the daemon was down fires now; one that fired without
+                 * running its command stays fired, kept only to say why */
+                a->next = !a->cron && a->not_run ? 0 : compute_next(a, now);
                 if (a->id > d->next_alarm_id)
                         d->next_alarm_id = a->id;
                 g_ptr_array_add(d->alarms, a);

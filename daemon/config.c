@@ -9,10 +9,10 @@
 #include "config.h"
 
 static const char *const rule_names[POLICY_RULE_COUNT] = {
-        "block", "watch", "request", "force", "mode", "disable", "alarm",
+        "block", "watch", "request", "force", "mode", "disable", "alarm", "alarm-command",
 };
 static const char *const rule_keys[POLICY_RULE_COUNT] = {
-        "Block", "Watch", "Request", "Force", "Mode", "Disable", "Alarm",
+        "Block", "Watch", "Request", "Force", "Mode", "Disable", "Alarm", "AlarmCommand",
 };
 
 typedef struct {
@@ -93,7 +93,10 @@ void config_init_defaults(SuspenddConfig *c)
 {
         memset(c, 0, sizeof *c);
         for (int r = 0; r < POLICY_RULE_COUNT; r++) {
-                bool privileged = r == POLICY_FORCE || r == POLICY_MODE || r == POLICY_DISABLE;
+                /* a command is a job run as its owner with the owner's whole account, outside
+                 * the caller's own sandbox: like cron.allow, not for every service account */
+                bool privileged = r == POLICY_FORCE || r == POLICY_MODE || r == POLICY_DISABLE ||
+                                  r == POLICY_ALARM_COMMAND;
                 set_list(&c->rules[r], privileged ? "@suspend" : "*", NULL, rule_keys[r]);
         }
         c->max_clients = 4096;
@@ -258,7 +261,7 @@ int config_load(SuspenddConfig *c, const char *path, char **warnings, char **err
                         c->logind_inhibitors = strcmp(v, "yes") == 0;
         }
         if (r == 0) {
-                static const char *const runners[] = { "auto", "systemd", "direct", NULL };
+                static const char *const runners[] = { "auto", "systemd", "direct", "none", NULL };
                 r = get_choice(kf, "Alarms", "RunCommands", runners, c->run_commands, sizeof c->run_commands, error);
         }
         if (warnings && warn->len)

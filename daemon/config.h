@@ -8,7 +8,7 @@
 
 typedef enum {
         POLICY_BLOCK, POLICY_WATCH, POLICY_REQUEST, POLICY_FORCE, POLICY_MODE, POLICY_DISABLE,
-        POLICY_ALARM, POLICY_RULE_COUNT,
+        POLICY_ALARM, POLICY_ALARM_COMMAND, POLICY_RULE_COUNT,
 } PolicyRule;
 
 #define POLICY_MAX_ENTRIES 32
@@ -34,7 +34,7 @@ typedef struct {
         char sleep_state[8];     /* mem | freeze | disk */
         /* [Alarms] */
         unsigned default_hold_s, default_command_hold_s;
-        char run_commands[8];    /* auto | systemd | direct */
+        char run_commands[8];    /* auto | systemd | direct | none */
         /* [Kernel] */
         char sleep_mode[16];     /* auto | direct | cooperative */
         /* [Logind] */

@@ -120,7 +120,7 @@ typedef struct {
         uint32_t id;
         char name[65];
         uid_t owner;
-        gid_t gid;
+        char owner_name[64];       /* the owner's user name when the alarm was added (account.c) */
         bool cron;
         time_t at;                 /* one-shot time */
         char cron_text[129];
@@ -135,6 +135,7 @@ typedef struct {
         guint hold_timer;
         AlarmJob *job;             /* its command while the hold follows it (job.c) */
         bool removed;              /* cancelled while holding: free when the hold ends */
+        char *not_run;             /* why its last firing did not run its command, or NULL */
 } Alarm;
 
 struct Daemon {

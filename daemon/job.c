@@ -60,31 +60,7 @@ struct Jobs {
         gulong closed_handler;
 };
 
-/* --- what a job is: credentials, name, runner --- */
-
-void job_resolve_creds(uid_t uid, gid_t gid, JobCreds *out)
-{
-        struct passwd pw, *found = NULL;
-        char buf[4096];
-
-        memset(out, 0, sizeof *out);
-        out->uid = uid;
-        out->gid = gid;
-        if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found) {
-                g_strlcpy(out->user, pw.pw_name, sizeof out->user);
-                g_strlcpy(out->home, pw.pw_dir && *pw.pw_dir ? pw.pw_dir : "/", sizeof out->home);
-                g_strlcpy(out->shell, pw.pw_shell && *pw.pw_shell ? pw.pw_shell : "/bin/sh", sizeof out->shell);
-                out->n_groups = JOB_MAX_GROUPS;
-                if (getgrouplist(pw.pw_name, gid, out->groups, &out->n_groups) < 0)
-                        out->n_groups = JOB_MAX_GROUPS;   /* more than fit: the first ones */
-                return;
-        }
-        snprintf(out->user, sizeof out->user, "%u", (unsigned)uid);
-        g_strlcpy(out->home, "/", sizeof out->home);
-        g_strlcpy(out->shell, "/bin/sh", sizeof out->shell);
-        out->groups[0] = gid;
-        out->n_groups = 1;
-}
+/* --- what a job is: name, runner --- */
 
 char *job_unit_name(uint32_t alarm_id, const char *alarm_name)
 {
@@ -108,13 +84,20 @@ char *job_unit_name(uint32_t alarm_id, const char *alarm_name)
         return g_string_free(s, FALSE);
 }
 
-JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_kernel)
+JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_kernel, bool system_bus)
 {
         if (strcmp(setting, "systemd") == 0)
                 return JOB_RUNNER_SYSTEMD;
         if (strcmp(setting, "direct") == 0)
                 return JOB_RUNNER_DIRECT;
-        return systemd_booted && real_kernel ? JOB_RUNNER_SYSTEMD : JOB_RUNNER_DIRECT;
+        if (strcmp(setting, "none") == 0)
+                return JOB_RUNNER_NONE;
+        if (!systemd_booted || !real_kernel)
+                return JOB_RUNNER_DIRECT;
+        /* Under systemd the daemon's unit is a sandbox without CAP_SETUID: a command forked
+         * there could not become its owner, and would run inside the sandbox if it could. With
+         * no system bus to reach systemd, commands are off rather than run in the wrong place. */
+        return system_bus ? JOB_RUNNER_SYSTEMD : JOB_RUNNER_NONE;
 }
 
 /* The end of a job, either way: the alarm hears of it, then the job is forgotten. */
@@ -436,20 +419,10 @@ static void on_bus(GObject *src, GAsyncResult *res, gpointer data)
         g_list_free(waiting);
 }
 
-static void connect_bus(Jobs *js)
+/* Asynchronous only: a failure reaches the jobs from the main loop (on_bus), never from inside
+ * job_start, whose caller still holds the alarm the job would end. */
+static void connect_bus(Jobs *js, const char *address)
 {
-        g_autoptr(GError) err = NULL;
-        g_autofree char *address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, NULL, &err);
-
-        if (!address) {
-                GList *waiting = js->waiting;
-                js->waiting = NULL;
-                log_err("no system bus to reach systemd: %s", err->message);
-                for (GList *l = waiting; l; l = l->next)
-                        fail_unit_job(l->data, "systemd cannot be reached");
-                g_list_free(waiting);
-                return;
-        }
         /* our own connection: its exit-on-close and signal matches are nobody else's business */
         js->connecting = true;
         g_dbus_connection_new_for_address(address,
@@ -488,6 +461,12 @@ static GVariant *unit_properties(const AlarmJob *job, const JobCreds *cr, const 
         g_variant_builder_init(&exec, G_VARIANT_TYPE("a(sasb)"));
         g_variant_builder_add(&exec, "(s@asb)", shell, g_variant_builder_end(&argv), FALSE);
         g_variant_builder_add(&props, "(sv)", "ExecStart", g_variant_builder_end(&exec));
+        /* a user's job belongs with the user's other processes: under the user's slice and its
+         * limits (user-.slice.d), not in system.slice beside the system's services */
+        if (cr->uid != 0) {
+                g_autofree char *slice = g_strdup_printf("user-%u.slice", (unsigned)cr->uid);
+                g_variant_builder_add(&props, "(sv)", "Slice", g_variant_new_string(slice));
+        }
         g_variant_builder_add(&props, "(sv)", "CollectMode", g_variant_new_string("inactive-or-failed"));
         g_variant_builder_add(&props, "(sv)", "AddRef", g_variant_new_boolean(TRUE));
         return g_variant_ref_sink(g_variant_builder_end(&props));
@@ -496,7 +475,18 @@ static GVariant *unit_properties(const AlarmJob *job, const JobCreds *cr, const 
 static int start_unit(AlarmJob *job, const JobCreds *cr, const char *command)
 {
         Jobs *js = job->d->jobs;
+        g_autoptr(GError) err = NULL;
+        g_autofree char *address = NULL;
 
+        if (!js->bus && !js->connecting) {
+                /* resolved here, so that "no bus" is this call's error, not a callback into the
+                 * alarm while it is still starting the job */
+                address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SYSTEM, NULL, &err);
+                if (!address) {
+                        log_err("alarm %s: no system bus to reach systemd: %s", job->alarm_name, err->message);
+                        return -ENOTCONN;
+                }
+        }
         if (!g_utf8_validate(command, -1, NULL)) {
                 log_err("alarm %s: its command is not UTF-8: systemd cannot take it", job->alarm_name);
                 return -EINVAL;
@@ -519,23 +509,27 @@ static int start_unit(AlarmJob *job, const JobCreds *cr, const char *command)
         }
         js->waiting = g_list_append(js->waiting, job);
         if (!js->connecting)
-                connect_bus(js);
+                connect_bus(js, address);
         return 0;
 }
 
-int job_start(Daemon *d, uint32_t alarm_id, const char *alarm_name, uid_t owner, gid_t gid,
-              const char *command, AlarmJob **out)
+int job_start(Daemon *d, uint32_t alarm_id, const char *alarm_name, const JobCreds *cr, const char *command,
+              AlarmJob **out)
 {
-        AlarmJob *job = g_new0(AlarmJob, 1);
-        JobCreds cr;
+        AlarmJob *job;
         int r;
 
+        if (d->jobs->runner == JOB_RUNNER_NONE) {
+                log_warn("alarm %s: not running its command: commands are switched off (RunCommands=%s)",
+                         alarm_name, d->cfg.run_commands);
+                return -EPERM;
+        }
+        job = g_new0(AlarmJob, 1);
         job->d = d;
         job->alarm_id = alarm_id;
         g_strlcpy(job->alarm_name, alarm_name, sizeof job->alarm_name);
         job->runner = d->jobs->runner;
-        job_resolve_creds(owner, gid, &cr);
-        r = job->runner == JOB_RUNNER_SYSTEMD ? start_unit(job, &cr, command) : start_direct(job, &cr, command);
+        r = job->runner == JOB_RUNNER_SYSTEMD ? start_unit(job, cr, command) : start_direct(job, cr, command);
         if (r < 0) {
                 g_free(job);
                 return r;
@@ -544,18 +538,36 @@ int job_start(Daemon *d, uint32_t alarm_id, const char *alarm_name, uid_t owner,
         return 0;
 }
 
+JobRunner jobs_runner(const Daemon *d)
+{
+        return d->jobs->runner;
+}
+
+/* Is there a system bus to reach systemd on? Its socket, or an address given explicitly. */
+static bool system_bus_present(void)
+{
+        const char *env = g_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+        return (env && *env) || g_file_test("/run/dbus/system_bus_socket", G_FILE_TEST_EXISTS);
+}
+
 void jobs_init(Daemon *d)
 {
         Jobs *js = g_new0(Jobs, 1);
         bool real_kernel = strcmp(sysfs_root(d->sysfs), "/") == 0;
 
-        js->runner = job_choose_runner(d->cfg.run_commands, sd_booted() > 0, real_kernel);
+        js->runner = job_choose_runner(d->cfg.run_commands, sd_booted() > 0, real_kernel, system_bus_present());
         js->cancel = g_cancellable_new();
         js->running = g_hash_table_new(g_str_hash, g_str_equal);
         d->jobs = js;
-        log_info("alarm commands run %s (RunCommands=%s)",
-                 js->runner == JOB_RUNNER_SYSTEMD ? "as transient systemd units" : "forked by the daemon",
-                 d->cfg.run_commands);
+        if (js->runner == JOB_RUNNER_NONE && strcmp(d->cfg.run_commands, "none") != 0)
+                log_err("alarm commands are off: systemd runs this machine but there is no system bus to "
+                        "reach it (RunCommands=auto needs a D-Bus system bus, e.g. the dbus package); "
+                        "alarms with a command are refused");
+        else
+                log_info("alarm commands %s (RunCommands=%s)",
+                         js->runner == JOB_RUNNER_SYSTEMD ? "run as transient systemd units"
+                         : js->runner == JOB_RUNNER_DIRECT ? "run forked by the daemon" : "are switched off",
+                         d->cfg.run_commands);
 }
 
 void jobs_free(Daemon *d)

@@ -17,7 +17,7 @@ typedef struct Daemon Daemon;
 typedef struct AlarmJob AlarmJob;
 typedef struct Jobs Jobs;
 
-typedef enum { JOB_RUNNER_SYSTEMD, JOB_RUNNER_DIRECT } JobRunner;
+typedef enum { JOB_RUNNER_SYSTEMD, JOB_RUNNER_DIRECT, JOB_RUNNER_NONE } JobRunner;
 
 #define JOB_MAX_GROUPS 256
 
@@ -32,25 +32,26 @@ typedef struct {
         char shell[256];
 } JobCreds;
 
-/* The owner's passwd entry and group list (getgrouplist). An owner without a passwd entry
- * gets its gid alone, HOME=/ and /bin/sh. */
-void job_resolve_creds(uid_t uid, gid_t gid, JobCreds *out);
-
 /* suspendd-alarm-ID-NAME.service, NAME escaped as systemd escapes unit names (`-` is \x2d) and
  * cut so the whole name stays within systemd's 255 characters. g_free. */
 char *job_unit_name(uint32_t alarm_id, const char *alarm_name);
 
-/* `RunCommands=` of suspendd.conf: auto is systemd where systemd is the init system and the
- * daemon manages this machine's own kernel (not a fake kernel under --sysfs-root). */
-JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_kernel);
+/* `RunCommands=` of suspendd.conf: auto is systemd where systemd is the init system, the daemon
+ * manages this machine's own kernel (not a fake kernel under --sysfs-root) and a system bus
+ * exists; under systemd without a bus it is none (commands off: the daemon's sandbox is no
+ * place for them); elsewhere direct. */
+JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_kernel, bool system_bus);
+JobRunner jobs_runner(const Daemon *d);
 
 void jobs_init(Daemon *d);
 void jobs_free(Daemon *d);   /* jobs go on running; the daemon stops following them */
 
-/* Start the command of alarm ID (run as its owner). 0: under way, *out follows it until
- * alarm_job_ended() or job_detach(); < 0: it could not start (logged). */
-int job_start(Daemon *d, uint32_t alarm_id, const char *alarm_name, uid_t owner, gid_t gid,
-              const char *command, AlarmJob **out);
+/* Start the command of alarm ID as cr (account_resolve()). 0: under way, *out follows it until
+ * alarm_job_ended() or job_detach(), which is never called from inside job_start; < 0: it could
+ * not start (logged): -EPERM commands are off, -ENOTCONN no system bus, -EBUSY its unit still
+ * runs, -EINVAL, -EIO. */
+int job_start(Daemon *d, uint32_t alarm_id, const char *alarm_name, const JobCreds *cr, const char *command,
+              AlarmJob **out);
 /* The alarm stops following its job (its hold ended first): the job goes on. */
 void job_detach(AlarmJob *job);
 

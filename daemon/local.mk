@@ -16,6 +16,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/attempt.c \
 	daemon/alarm.c \
 	daemon/job.c daemon/job.h \
+	daemon/account.c daemon/account.h \
 	daemon/disable.c \
 	daemon/cooperate.c \
 	daemon/logind.c \

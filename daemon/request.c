@@ -324,6 +324,18 @@ static void handle_alarm_add(Reply *r, const SdpMessage *m)
 
         if (!allowed(r, POLICY_ALARM))
                 return;
+        if (sdp_get(m, "command")) {
+                /* a command is a job run with the owner's whole account: a rule of its own */
+                if (!allowed(r, POLICY_ALARM_COMMAND))
+                        return;
+                if (jobs_runner(c->d) == JOB_RUNNER_NONE) {
+                        reply_error(r, SDP_E_UNSUPPORTED, "command", NULL, NULL,
+                                    "alarm commands are switched off on this machine (RunCommands=%s)",
+                                    strcmp(c->d->cfg.run_commands, "none") == 0 ? "none"
+                                    : "auto, and no system bus to reach systemd");
+                        return;
+                }
+        }
         if (alarm_add(c->d, c, m, &a, &code, err, sizeof err) < 0) {
                 const char *field = code == SDP_E_BAD_FIELD ? (sdp_get(m, "cron") ? "cron" : sdp_get(m, "at") ? "at" : NULL)
                                   : code == SDP_E_EXISTS ? "name" : NULL;

@@ -338,13 +338,13 @@ class Env:
     def client(self, **kw):
         return Client(self.socket, **kw)
 
-    def client_as(self, uid, gid, requests):
-        """Run requests as another uid in a child process (as_user: with its timeout); returns
-        the list of replies."""
+    def client_as(self, uid, gid, requests, groups=()):
+        """Run requests as another uid (and these supplementary groups) in a child process
+        (as_user: with its timeout); returns the list of replies."""
         def run():
             c = Client(self.socket)
             return [c.call(verb, **fields) for verb, fields in requests]
-        return self.as_user(uid, gid, run)
+        return self.as_user(uid, gid, run, groups=groups)
 
     def suspendctl(self, *args, timeout=TIMEOUT, env=None, **kw):
         e = dict(os.environ)
@@ -380,7 +380,7 @@ class Env:
         return a[0] if a else None
 
     # -- another uid --
-    def as_user(self, uid, gid, func, timeout=TIMEOUT):
+    def as_user(self, uid, gid, func, timeout=TIMEOUT, groups=()):
         """Run func() in a child process as uid/gid and return its (picklable) result; an
         exception in the child is re-raised here, a child that hangs is killed."""
         r, w = os.pipe()
@@ -388,7 +388,7 @@ class Env:
         if pid == 0:
             os.close(r)
             try:
-                os.setgroups([])
+                os.setgroups(list(groups))
                 os.setgid(gid)
                 os.setuid(uid)
                 out = (True, func())
