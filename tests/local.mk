@@ -101,7 +101,8 @@ INTEGRATION_TESTS = \
 	tests/integration/clock-step.test \
 	tests/integration/alarm-jobs.test \
 	tests/integration/logind.test \
-	tests/integration/persistence.test
+	tests/integration/persistence.test \
+	tests/integration/summary.test
 TESTS += $(INTEGRATION_TESTS)
 dist_check_SCRIPTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += tests/integration/harness.py tests/integration/fake-systemd.py \

@@ -88,6 +88,7 @@ typedef struct {
         uint64_t items;        /* items received before the final */
         bool final_seen;
         bool closed;           /* the daemon closed the connection */
+        unsigned oversized;    /* datagrams over 4096 bytes in a row, this one included */
 } Expect;
 
 static void violation(const char *what, const char *data, size_t len)
@@ -101,9 +102,11 @@ static void expect_for(Expect *e, const uint8_t *msg, size_t len)
         static SdpMessage m;
         SdpProblem p;
 
-        *e = (Expect){ .closed = e->closed };
+        *e = (Expect){ .closed = e->closed, .oversized = e->oversized };
         if (len > 0 && msg[0] >= 1 && msg[0] <= 4)
                 msg++, len--;   /* the descriptor prefix is not part of the datagram */
+        /* §5: a datagram of an allowed size between oversized ones starts the count again */
+        e->oversized = len > SDP_MAX_MESSAGE ? e->oversized + 1 : 0;
         if (sdp_decode_request(&m, msg, len, &p) < 0)
                 return;
         e->decodes = true;
@@ -161,7 +164,12 @@ static void await_reply(int fd, Expect *e)
                 pump();
                 while ((n = recv(fd, buf, sizeof buf, MSG_DONTWAIT | MSG_TRUNC)) >= 0) {
                         if (n == 0) {
-                                e->closed = true;   /* only after 17 oversized datagrams (§5) */
+                                /* §5: the daemon ends a connection only after the 17th oversized
+                                 * datagram in a row (events overflowing the backlog and the
+                                 * daemon stopping cannot happen here) */
+                                if (e->oversized < 17)
+                                        violation("the connection was closed, not after 17 oversized datagrams", "", 0);
+                                e->closed = true;
                                 break;
                         }
                         got = true;
