@@ -15,8 +15,10 @@
  * PropertiesChanged for BlockInhibited or DelayInhibited, with the new value, whenever an
  * inhibitor starts or stops — also when the value stays the same (a second "sleep" inhibitor) —
  * so every such signal makes us ask ListInhibitors again; only that list names who and why.
- * logind going away (its bus name loses its owner) drops its inhibitors; when it comes back
- * they are listed again. logind is not started on our behalf: without it nobody holds an
+ * logind going away (its bus name loses its owner) or the bus closing does not drop its
+ * inhibitors: logind keeps them across its own restart (their fds in systemd's fd store), so a
+ * firmware update's block must not lapse while logind or the bus restarts; the last list stays
+ * until logind is reachable and lists them again, and that list replaces it. logind is not started on our behalf: without it nobody holds an
  * inhibitor. Without a system bus the bridge retries, backing off to once a minute.
  * [Logind] Inhibitors=no turns it off; so does a sysfs root other than / (a fake kernel is not
  * this system's), unless SUSPENDD_LOGIND_BUS names a bus to use instead (tests: a fake logind). */
@@ -131,20 +133,15 @@ static void sync_blocks(Logind *l, GHashTable *now)
         attempt_reevaluate(l->d);
 }
 
-/* logind went away (or the bus did): its inhibitors went with it. */
-static void drop_all(Logind *l)
+/* logind went away (or the bus did): a list in flight is of no use, but the last list stays
+ * (blocks and delays) until a new logind is listed. */
+static void stop_listing(Logind *l)
 {
-        g_autoptr(GHashTable) none = g_hash_table_new(g_str_hash, g_str_equal);
-
         if (l->list_cancel) {
                 g_cancellable_cancel(l->list_cancel);
                 g_clear_object(&l->list_cancel);
         }
         l->listing = l->list_again = false;
-        sync_blocks(l, none);
-        l->n_delay = 0;
-        l->delay_desc[0] = '\0';
-        attempt_logind_delays_changed(l->d);
 }
 
 static void connect_bus(Logind *l);
@@ -221,7 +218,7 @@ static void on_list(GObject *src, GAsyncResult *res, gpointer data)
         uint32_t uid, pid;
 
         if (op_finished(l) || g_error_matches(err, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-                return;   /* stopped, or logind went away (drop_all reset the rest) */
+                return;   /* stopped, or logind went away (stop_listing reset the rest) */
         l->listing = false;
         g_clear_object(&l->list_cancel);
         if (reply && !g_variant_is_of_type(reply, G_VARIANT_TYPE("(a(ssssuu))"))) {
@@ -296,8 +293,9 @@ static void owner_changed(Logind *l, bool initial)
                 if (initial)
                         absent(l, "logind is not on the bus", NULL);
                 else
-                        log_info("logind bridge: logind left the bus; its inhibitors are dropped");
-                drop_all(l);
+                        log_info("logind bridge: logind left the bus; its %u inhibitor(s) are kept until it "
+                                 "lists them again", g_hash_table_size(l->blocks) + l->n_delay);
+                stop_listing(l);
                 return;
         }
         log_info("logind bridge: logind is on the bus (%s); listing its inhibitors", owner);
@@ -353,10 +351,10 @@ static void on_closed(GDBusConnection *c, gboolean vanished, GError *err, gpoint
         Logind *l = data;
 
         (void)c, (void)vanished;
-        log_warn("logind bridge: the bus connection closed (%s); logind inhibitors are dropped",
-                 err ? err->message : "closed");
+        log_warn("logind bridge: the bus connection closed (%s); logind's %u inhibitor(s) are kept until it "
+                 "lists them again", err ? err->message : "closed", g_hash_table_size(l->blocks) + l->n_delay);
         forget_bus(l);
-        drop_all(l);
+        stop_listing(l);
         l->said_absent = false;
         schedule_retry(l, false);
 }
