@@ -32,7 +32,7 @@ PAIRS=30       # suspend cycles of each kind, interleaved
 fail() { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
 field() { sed -n "s/.*\b$1=\([0-9.,]*\).*/\1/p" <<< "$2"; }   # KEY=VALUE of a result line
 add() { eval "$1=\${$1:+\$$1,}\$2"; }                          # append a sample to a list
-echo "# bench meta kernel=$(uname -r) vcpus=$(nproc) accel=$(dmesg | grep -q 'Hypervisor detected: KVM' && echo kvm || echo tcg) date=$(date -u +%Y-%m-%dT%H:%MZ)"
+echo "# bench meta kernel=$(uname -r) vcpus=$(nproc) accel=$(dmesg | grep >/dev/null 'Hypervisor detected: KVM' && echo kvm || echo tcg) date=$(date -u +%Y-%m-%dT%H:%MZ)"
 start_suspendd
 # 1. pairs: the kernel's wake_lock/wake_unlock writes, suspendd's block/unblock and, on the
 # patched kernel, /dev/sleepctl, in rounds that alternate so drift hits all of them alike

@@ -4,6 +4,10 @@
 if [ -z "${SUSPENDD_GUEST:-}" ] || [ "$(cat /etc/hostname 2>/dev/null)" != suspendd-guest ]; then
   echo "1..0 # SKIP guest-only test: run it through make check-vm"; exit 77
 fi
+# A pipeline fails when any part of it fails: `suspendctl status | grep X` must not pass on a
+# dead daemon. So no `grep -q` after a pipe here (it exits at the first match and the writer
+# may die of SIGPIPE): `grep PATTERN >/dev/null` reads all; and `! a | grep` reads a first.
+set -o pipefail
 _n=0 _failed=0
 ok() {   # ok CONDITION-EXIT-STATUS DESCRIPTION
   _n=$((_n + 1))
