@@ -736,12 +736,33 @@ static void prepare_done(GObject *src, GAsyncResult *res, gpointer data)
         notify(d);
 }
 
+/* No attempt id could be reserved on disk (store.c): the requests are refused (a requester gets
+ * `internal`), and automatic attempts wait for the back-off as after an abort, so a disk that
+ * keeps failing is retried, not spun on. */
+static void start_failed(Daemon *d, int r)
+{
+        log_err("no attempt starts: its id could not be reserved in the state file (%s)", g_strerror(-r));
+        d->user_requested = d->app_requested = false;
+        d->backoff_ms = decide_backoff(d->backoff_ms, d->cfg.backoff_initial_ms, d->cfg.backoff_max_ms);
+        if (d->backoff_timer)
+                g_source_remove(d->backoff_timer);
+        d->backoff_timer = g_timeout_add(d->backoff_ms, backoff_over, d);
+}
+
 static void start(Daemon *d, AttemptKind kind)
 {
         Job *j;
+        uint64_t id;
+        int r;
 
+        /* never repeats, also across a crash: an id only once its bound is on disk */
+        r = state_next_attempt_id(d, &id);
+        if (r < 0) {
+                start_failed(d, r);
+                return;
+        }
         memset(&d->current, 0, sizeof d->current);
-        d->current.id = state_next_attempt_id(d);   /* never repeats, also across restarts */
+        d->current.id = id;
         d->current.kind = kind;
         d->current.started_ms = wall_ms();
         d->current.started_boot_us = boottime_us();

@@ -167,7 +167,8 @@ struct Daemon {
         AttemptRecord history[ATTEMPT_HISTORY];
         unsigned n_history;
         uint64_t last_attempt_id;
-        uint64_t attempt_id_reserved;  /* the state file's bound: ids up to it may be used (store.c) */
+        uint64_t attempt_id_reserved;  /* the bound the next state write records (store.c) */
+        uint64_t attempt_id_on_disk;   /* the bound the state file holds: ids up to it may be used */
         unsigned wakeup_count;
         guint notify_timer;
         unsigned pending_answers;
@@ -351,10 +352,12 @@ void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m);
 /* store.c */
 int store_write_atomic(const char *dir, const char *name, const char *data, size_t len);
 char *store_read(const char *dir, const char *name);   /* g_free, NULL if absent */
-void state_save(Daemon *d);                  /* writes only when the contents changed */
+int state_save(Daemon *d);                   /* writes only when the contents changed; 0 or -errno (logged) */
 void state_load(Daemon *d);
 void state_reserve_attempt_ids(Daemon *d);  /* at start, before its state_save */
-uint64_t state_next_attempt_id(Daemon *d);  /* the next attempt id, persisted once in 64 */
+/* The next attempt id, its bound persisted once in 64: 0, or < 0 (the bound could not be
+ * written: no id, so none can repeat after a crash). */
+int state_next_attempt_id(Daemon *d, uint64_t *id);
 
 const char *mode_name(Mode m);
 gint64 wall_ms(void);

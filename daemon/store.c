@@ -119,36 +119,48 @@ char *store_read(const char *dir, const char *name)
 /* The daemon's own state: mode, the attempt ids used, and the disable hold (PROTOCOL.md §10).
  * LastAttempt is a bound no attempt id of this run exceeds: ids reserved ahead while running,
  * exactly the last one used after a clean stop. */
-void state_save(Daemon *d)
+int state_save(Daemon *d)
 {
         g_autoptr(GKeyFile) kf = g_key_file_new();
         g_autofree char *data = NULL;
         gsize len;
+        uint64_t bound;
         int r;
 
         if (d->shutting_down)   /* no attempt starts any more: give back the ids not used */
                 d->attempt_id_reserved = d->last_attempt_id;
         g_key_file_set_integer(kf, "State", "Version", 1);
         g_key_file_set_string(kf, "State", "Mode", mode_name(d->mode));
-        g_key_file_set_uint64(kf, "State", "LastAttempt", MAX(d->attempt_id_reserved, d->last_attempt_id));
+        bound = MAX(d->attempt_id_reserved, d->last_attempt_id);
+        g_key_file_set_uint64(kf, "State", "LastAttempt", bound);
         g_key_file_set_boolean(kf, "State", "Disabled", disable_active(d));
         g_key_file_set_string(kf, "State", "SavedSleepMode", d->saved_sleep_mode);
         data = g_key_file_to_data(kf, &len, NULL);
         r = store_write_atomic(d->state_dir, "state", data, len);
-        if (r < 0)
+        if (r < 0) {
                 log_err("cannot save state in %s: %s", d->state_dir, g_strerror(-r));
+                return r;
+        }
+        d->attempt_id_on_disk = bound;
+        return 0;
 }
 
-/* Attempt ids never repeat, also across a crash (PROTOCOL.md §7): an id is used only once the
- * state file holds a bound at least as high. Bounds are written a block ahead (at start and
- * when a block is used up), so an attempt does not wait for the disk but once in 64. */
-uint64_t state_next_attempt_id(Daemon *d)
+/* Attempt ids never repeat, also across a crash (PROTOCOL.md §7): an id is handed out only once
+ * the state file on disk holds a bound at least as high (attempt_id_on_disk, set by a state_save
+ * that succeeded). Bounds are written a block ahead (at start and when a block is used up), so an
+ * attempt does not wait for the disk but once in 64. If the bound cannot be written, no id:
+ * -EIO-like errors from the write, and no attempt starts (attempt.c backs off). */
+int state_next_attempt_id(Daemon *d, uint64_t *id)
 {
-        if (d->last_attempt_id >= d->attempt_id_reserved) {
+        if (d->last_attempt_id >= d->attempt_id_on_disk) {
+                int r;
                 d->attempt_id_reserved = d->last_attempt_id + ATTEMPT_ID_BLOCK;
-                state_save(d);
+                r = state_save(d);
+                if (r < 0)
+                        return r;
         }
-        return ++d->last_attempt_id;
+        *id = ++d->last_attempt_id;
+        return 0;
 }
 
 void state_reserve_attempt_ids(Daemon *d)
