@@ -33,6 +33,10 @@ struct _SuspendctlClient {
         guint idle;
         gboolean dead;
         int timeout_ms;                /* as set: SUSPENDCTL_TIMEOUT_DEFAULT unless changed */
+        /* seqs of calls that timed out: their late replies are dropped, never passed off as the
+         * error event of a one-way request (a ring: the oldest is forgotten first) */
+        uint32_t abandoned[16];
+        unsigned n_abandoned;
 };
 
 struct _SuspendctlBlock {
@@ -259,9 +263,27 @@ static void error_from_reply(const SdpMessage *m, GError **error)
         g_set_error(error, SUSPENDCTL_ERROR, (gint)e, "%s", sdp_get(m, "message") ? sdp_get(m, "message") : code);
 }
 
-/* An error reply to a one-way request (its seq has no waiter) becomes an "error" event. */
+static void abandon(SuspendctlClient *c, uint32_t seq)
+{
+        c->abandoned[c->n_abandoned++ % G_N_ELEMENTS(c->abandoned)] = seq;
+}
+
+static gboolean is_abandoned(const SuspendctlClient *c, const SdpMessage *m)
+{
+        uint64_t seq = sdp_get_u64_or(m, "seq", 0);
+        unsigned n = MIN(c->n_abandoned, G_N_ELEMENTS(c->abandoned));
+        for (unsigned i = 0; seq && i < n; i++)
+                if (c->abandoned[i] == seq)
+                        return TRUE;
+        return FALSE;
+}
+
+/* An event, or an error reply to a one-way request (its seq has no waiter), which becomes an
+ * "error" event; a late reply to a call that timed out is dropped. */
 static void queue_event(SuspendctlClient *c, const SdpMessage *m)
 {
+        if (sdp_type_kind(m->type) != SDP_EVENT && is_abandoned(c, m))
+                return;
         g_queue_push_tail(&c->events, record_from(m));
 }
 
@@ -285,7 +307,8 @@ static gboolean call(SuspendctlClient *c, SdpMessage *req, const int *fd, GPtrAr
                 int r = recv_msg(c, &m, deadline, error);
                 if (r < 0)
                         break;
-                if (r == 0) {   /* a late reply carries this seq and is discarded as stale */
+                if (r == 0) {   /* a late reply carries this seq: dropped when it comes */
+                        abandon(c, seq);
                         set_timed_out(c, SUSPENDCTL_TIMEOUT_REPLY_MS, "answer", error);
                         break;
                 }
@@ -372,6 +395,17 @@ static int connect_socket(const char *path, const struct sockaddr_un *sa, int ti
 SuspendctlClient *suspendctl_client_new(const char *socket_path, const char *name, GError **error)
 {
         return suspendctl_client_new_with_timeout(socket_path, name, SUSPENDCTL_TIMEOUT_DEFAULT, error);
+}
+
+/* The constructor as LIBSUSPENDCTL_0.1 had it, for programs linked against 0.1: every wait
+ * without limit, as then (the client's timeout is a property of the client, so this one
+ * constructor keeps all of 0.1's calls as they were). Programs built against 0.2 get the
+ * constructor above, suspendctl_client_new@@LIBSUSPENDCTL_0.2, with the documented timeouts. */
+SuspendctlClient *libsuspendctl_compat_client_new_0_1(const char *socket_path, const char *name, GError **error);
+__asm__(".symver libsuspendctl_compat_client_new_0_1,suspendctl_client_new@LIBSUSPENDCTL_0.1");
+SuspendctlClient *libsuspendctl_compat_client_new_0_1(const char *socket_path, const char *name, GError **error)
+{
+        return suspendctl_client_new_with_timeout(socket_path, name, SUSPENDCTL_TIMEOUT_INFINITE, error);
 }
 
 SuspendctlClient *suspendctl_client_new_with_timeout(const char *socket_path, const char *name, int timeout_ms,

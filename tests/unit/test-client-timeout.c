@@ -27,6 +27,8 @@ typedef enum {
         SILENT_AFTER_SUSPEND,  /* answers the hello and `suspend` (attempt 7), then nothing */
         CLOSE_AFTER_SUSPEND,   /* answers the hello and `suspend` (attempt 7), then closes */
         NEVER_ACCEPT,          /* a full backlog: connect() waits */
+        LATE_ERROR,            /* answers the hello; request 1 only late: an error for it just
+                                * before the answer to request 2, then a mode-changed event */
 } Script;
 
 typedef struct {
@@ -34,6 +36,7 @@ typedef struct {
         int listen_fd, stop[2], filler;
         Script script;
         GThread *thread;
+        char late[4097];       /* LATE_ERROR: the request answered late */
 } Fake;
 
 static void answer(int fd, const char *req, const char *extra)
@@ -71,6 +74,23 @@ static gboolean play(Fake *f, int fd, int n, const char *req)
                         return TRUE;
                 break;
         case NEVER_ACCEPT:
+                break;
+        case LATE_ERROR:
+                if (n == 1) {
+                        g_strlcpy(f->late, req, sizeof f->late);
+                        return TRUE;
+                }
+                if (n == 2) {
+                        char out[128];
+                        const char *seq = strstr(f->late, "seq=");
+                        int len = snprintf(out, sizeof out, "error seq=%lu code=internal message=late",
+                                           seq ? strtoul(seq + 4, NULL, 10) : 0UL);
+                        ck_assert_int_eq(send(fd, out, (size_t)len, MSG_NOSIGNAL), len);
+                        answer(fd, req, "");
+                        len = snprintf(out, sizeof out, "mode-changed mode=immediate");
+                        ck_assert_int_eq(send(fd, out, (size_t)len, MSG_NOSIGNAL), len);
+                        return TRUE;
+                }
                 break;
         }
         answer(fd, req, n == 0 ? " version=1 client=1" : "");
@@ -235,6 +255,45 @@ START_TEST(test_set_timeout)
 }
 END_TEST
 
+/* A reply that comes after its call timed out is dropped: it is not the error event of a
+ * one-way request (the event that follows it in the stream proves it was read and passed). */
+START_TEST(test_late_reply_dropped)
+{
+        Fake *f = fake_start(LATE_ERROR);
+        SuspendctlClient *c = connected(f);
+        SuspendctlRecord *ev;
+        GError *error = NULL;
+
+        ck_assert(!suspendctl_client_ping(c, &error));
+        ck_assert(g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_TIMED_OUT));
+        g_clear_error(&error);
+        ck_assert_msg(suspendctl_client_ping(c, &error), "%s", error ? error->message : "");
+        ev = suspendctl_client_next_event(c, 5000, &error);
+        ck_assert_ptr_nonnull(ev);
+        ck_assert_str_eq(suspendctl_record_type(ev), "mode-changed");
+        suspendctl_record_free(ev);
+        suspendctl_client_free(c);
+        fake_stop(f);
+}
+END_TEST
+
+/* A program linked against LIBSUSPENDCTL_0.1 gets 0.1's constructor: no limit on any wait, as
+ * 0.1's calls had none; one built against 0.2 gets the timeouts (test_default_is_documented). */
+SuspendctlClient *client_new_as_0_1(const char *socket_path, const char *name, GError **error);
+__asm__(".symver client_new_as_0_1,suspendctl_client_new@LIBSUSPENDCTL_0.1");
+
+START_TEST(test_0_1_constructor_waits_as_before)
+{
+        Fake *f = fake_start(SILENT_AFTER_HELLO);
+        GError *error = NULL;
+        SuspendctlClient *c = client_new_as_0_1(f->path, "t", &error);
+        ck_assert_msg(c != NULL, "%s", error ? error->message : "");
+        ck_assert_int_eq(suspendctl_client_get_timeout(c), SUSPENDCTL_TIMEOUT_INFINITE);
+        suspendctl_client_free(c);
+        fake_stop(f);
+}
+END_TEST
+
 START_TEST(test_default_is_documented)
 {
         Fake *f = fake_start(SILENT_AFTER_HELLO);
@@ -350,5 +409,7 @@ int main(void)
         tcase_add_test(tc, test_suspend_close);
         tcase_add_test(tc, test_daemon_not_reading);
         tcase_add_test(tc, test_never_accepts);
+        tcase_add_test(tc, test_late_reply_dropped);
+        tcase_add_test(tc, test_0_1_constructor_waits_as_before);
         return run_tap(s, tc);
 }
