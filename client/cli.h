@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli.h — the pure parts of suspendctl: parsing and formatting, unit-tested on their own. */
 #ifndef SUSPENDCTL_CLI_H
 #define SUSPENDCTL_CLI_H

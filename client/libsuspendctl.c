@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libsuspendctl.c — see suspendctl.h. Messages are encoded and decoded by the protocol codec
  * (protocol/sdp.h); this file only moves them and turns errors into GErrors. */
 #include <errno.h>

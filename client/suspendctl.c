@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* suspendctl — the administrator's command line for suspendd. See suspendctl(1). */
 #include <errno.h>
 #include <stdarg.h>

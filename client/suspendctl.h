@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* suspendctl.h — libsuspendctl, the client library of suspendd.
  *
  * One SuspendctlClient is one connection to the daemon. Calls are synchronous unless named

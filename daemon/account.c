@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* account.c — who an alarm's job runs as, decided when it runs (account.h).
  *
  * cron reads the account when the job runs, not when the crontab was written: a user removed,

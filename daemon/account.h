@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* account.h — the account an alarm's job runs as, read when it runs (account.c). */
 #ifndef SUSPENDD_ACCOUNT_H
 #define SUSPENDD_ACCOUNT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* alarm.c — wake alarms (PROTOCOL.md §6.10): one-shot and cron, owned by a user, persisted.
  *
  * A wall-clock timerfd (CLOCK_REALTIME, absolute, cancelled on clock changes) fires the earliest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* attempt.c — the attempt state machine (ARCHITECTURE.md):
  *
  *   IDLE → PREPARE (read wakeup_count, on a worker thread: it may block)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* blocker.c — the block set: everything that keeps non-forced suspends from happening now.
  * Keyed by (source, connection, id) so a client's ids never collide with alarm holds. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* client.c — one connection: who the peer is (SO_PEERCRED, fixed at connect), reading
  * datagrams with their fds, and a bounded output queue (a peer that stops reading is cut off,
  * never buffered without bound). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config.c — see config.h. GKeyFile; every key has a default; bad values are errors. */
 #include <errno.h>
 #include <glib.h>

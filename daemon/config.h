@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* config.h — /etc/suspendd/suspendd.conf: policy rules, limits, attempt tuning (suspendd.conf(5)). */
 #ifndef SUSPENDD_CONFIG_H
 #define SUSPENDD_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cooperate.c — the kernel's cooperative mode (kernel-patches/0002).
  *
  * With [Kernel] SleepMode=cooperative (or auto, on a kernel that offers it) the daemon writes

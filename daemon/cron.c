@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cron.c — see cron.h. Fields: *, N, A-B, lists, and /STEP on * or ranges; DOW 7 = Sunday.
  * When both day-of-month and day-of-week are restricted, a day matching either fires (Vixie). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cron.h — 5-field cron expressions ("M H DOM MON DOW"), Vixie semantics, local time. */
 #ifndef SUSPENDD_CRON_H
 #define SUSPENDD_CRON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* daemon.c — building a Daemon: the tables every module uses, then each module's start, in the
  * order their state depends on. main.c and the request fuzz harness (tests/fuzz) share it. */
 #include <string.h>

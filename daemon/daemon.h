@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* daemon.h — the daemon's shared types. Each concept lives in its own file:
  *   server.c   listening socket, epoll set (EPOLLWAKEUP), connection I/O
  *   client.c   one connection: credentials, output queue, teardown

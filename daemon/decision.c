@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decision.c — see decision.h. The rules of PROTOCOL.md §6–§7 in one place. */
 #include "decision.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decision.h — the daemon's policy as pure functions: state in, next action out.
  * Tested on their own (tests/unit/test-decision.c); attempt.c only gathers the inputs. */
 #ifndef SUSPENDD_DECISION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* disable.c — the firmware hammer (PROTOCOL.md §6.9, §10).
  *
  * While any connection holds a disable nothing suspends, user requests included. On a patched

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* events.c — who hears about what (PROTOCOL.md §7). */
 #include "daemon.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* job.c — an alarm's command, run where a job belongs (job.h).
  *
  * The daemon's own unit is a sandbox (PrivateNetwork=, RestrictAddressFamilies=AF_UNIX,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* job.h — running an alarm's command where a job belongs (job.c).
  *
  * Where systemd runs, the command becomes a transient service unit, started through systemd's

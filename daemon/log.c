@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* log.c — structured logging: to the journal (with ATTEMPT_ID= on lines about an attempt) when
  * running under journald, to stderr otherwise. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* logind.c — the logind bridge: systemd-logind's sleep inhibitors take part in suspendd's decisions.
  *
  * A "sleep" inhibitor in block mode (systemd-inhibit --what=sleep, fwupd during an update) is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c — suspendd's command line; everything else lives in the modules (daemon.h). */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* request.c — one decoded request: check the policy (PROTOCOL.md §8), act, reply.
  * Every refusal is an `error` with a stable code and a log line (client_reply_error). */
 #include <errno.h>

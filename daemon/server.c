@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* server.c — the listening socket and the epoll set.
  *
  * Client sockets are watched through our own epoll set with EPOLLWAKEUP: from the moment a

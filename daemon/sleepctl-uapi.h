@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The /dev/sleepctl ABI of kernel-patches/0002 (include/uapi/linux/sleepctl.h in the patched
  * tree). Distribution kernel headers do not have it yet, so the values are repeated here; they
  * are ABI and never change. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* status.c — the full snapshot (PROTOCOL.md §6.14), one `item` per thing, then `ok items=N`. */
 #include <stdio.h>
 #include <string.h>

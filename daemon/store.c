@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* store.c — persistence under the state directory. Files are replaced atomically (write a
  * temporary, fsync, rename, fsync the directory) so a crash leaves the old or the new file.
  * Each write costs two fsyncs on the main loop (tests/guest/bench.sh measures it), so what did

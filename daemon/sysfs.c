@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysfs.c — see sysfs.h. The only file in suspendd that opens kernel interfaces. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysfs.h — the one seam between suspendd and the kernel.
  *
  * Every access to /sys/power, /sys/class/rtc, /sys/class/wakeup and /dev/sleepctl goes through

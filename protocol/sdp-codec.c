@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sdp-codec.c — syntax of the suspendd protocol (PROTOCOL.md §3) and schema validation.
  * Pure: no I/O, no allocation; every function works on caller-provided memory. */
 #include <errno.h>

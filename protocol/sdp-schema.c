@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sdp-schema.c — the message types and their fields, as tables. PROTOCOL.md §5–§7 in C.
  * Adding a message: add its SdpType in sdp.h, a row here, a section in PROTOCOL.md and a
  * round-trip test in tests/unit/test-protocol.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sdp-schema.h — internal: the per-type field tables of protocol/PROTOCOL.md. */
 #ifndef SUSPENDD_SDP_SCHEMA_H
 #define SUSPENDD_SDP_SCHEMA_H

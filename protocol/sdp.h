@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* sdp.h — the suspendd wire protocol: a pure codec (no I/O, no allocation, no GLib).
  *
  * A message is one SOCK_SEQPACKET datagram of UTF-8 text:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* backup-job — a job woken by a wake alarm: `backup-job schedule SECONDS` adds a one-shot
  * alarm named "backup" and waits; when it fires the daemon already holds the system for us
  * (no gap), we do the work (here: $BACKUP_WORK_MS of sleeping) and release the hold, after which

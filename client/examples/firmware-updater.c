@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* firmware-updater — takes the big hammer: no suspend or hibernate at all while "flashing"
  * ($FLASH_MS milliseconds), then lets go. If it crashes, its disable ends with its connection. */
 #include <stdio.h>

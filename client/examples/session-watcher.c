@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* session-watcher — what a desktop session manager does with libsuspendctl: watch every
  * attempt, flush state before answering ready, and say "stay awake" while the user is busy
  * (here: while the file named by $BUSY_FILE exists). Prints one line per event. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libFuzzer target: decode arbitrary bytes; whatever decodes must re-encode and decode to the
  * same message (the codec's round-trip property). */
 #include <stdint.h>

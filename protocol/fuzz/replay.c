@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Replay driver: runs LLVMFuzzerTestOneInput over files, so `make check` exercises the fuzz
  * corpus with the normal compiler (and the sanitizers when configured). Prints TAP. */
 #include <dirent.h>

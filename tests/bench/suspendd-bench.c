@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* suspendd-bench — the measurements behind BENCHMARKS.md (driven by tests/bench/run).
  *
  *   suspendd-bench pairs SOCKET CLIENTS PAIRS      one-way block+unblock pairs, CLIENTS processes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* clock-step.so — a test-only LD_PRELOAD shim that steps one process's wall clock.
  *
  * The integration tests must not set the host's clock, yet they need to see what the daemon does

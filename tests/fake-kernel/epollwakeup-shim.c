@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* epollwakeup-shim — the fake kernel's half of eventpoll, preloaded into the daemon under test
  * (LD_PRELOAD, with FAKE_KERNEL_CONTROL=SOCKET):
  *

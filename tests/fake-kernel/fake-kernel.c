@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fake-kernel — a FUSE file system that imitates the parts of sysfs suspendd uses, with the
  * kernel's blocking semantics, so the real daemon can be tested on the host without ever
  * touching the host's /sys/power.

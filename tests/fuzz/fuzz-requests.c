@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target for the daemon's whole request handling: one in-process suspendd (its real
  * modules, server and main loop) on a socket in a temporary directory, with a sysfs root of plain
  * files (never the host's /sys). Each input is one client session: messages separated by '\n',

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared by the kernel series' guest tests (tests/kernel/): TAP output, one-call sysfs reads
  * and writes, the guest-only guard, and the kernel-log splat check that ends every test. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest test of /sys/power/sleep_mode (kernel-patches/0001): read, write, invalid input,
  * permissions, and "disabled" refusing suspend, hibernation and the snapshot device with EAGAIN.
  * pm_test=core is set first, so a transition that wrongly went ahead would return instead of

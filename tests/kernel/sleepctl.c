@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest test of the cooperative sleep mode and /dev/sleepctl (kernel-patches/0002): the device's
  * read/write/ioctl ABI and permissions, holders named in /sys/class/wakeup, a cooperative suspend
  * waiting for a holder until RELAX, timeout, close or death releases it, timeout 0 holding

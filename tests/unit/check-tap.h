@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* check-tap.h — the one way our Check suites run: a single TCase, TAP on stdout (automake's
  * tap-driver), exit status from the failure count. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of suspendctl's pure helpers (client/cli.h): durations and times as an
  * administrator types them, JSON string escaping, and the human duration format. Runs in UTC. */
 #include <check.h>

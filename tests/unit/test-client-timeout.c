@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libsuspendctl against fake daemons that misbehave (issue 15.3: clients never wait forever).
  * Each fake is a thread on a real SOCK_SEQPACKET socket that plays one script: it stays silent
  * (at the hello, after the hello, after the suspend's `ok`), closes mid-call, stops reading, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the protocol codec: a round trip for every message type and the rejection of
  * every class of bad input named in PROTOCOL.md. */
 #include <check.h>
