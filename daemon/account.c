@@ -8,11 +8,17 @@
  * must not inherit the alarm), the account must be neither locked (a password locked by passwd -l
  * or usermod -L: '!' before it) nor expired (shadow's expire date), and the
  * groups are the user's current primary group and group list — never the gid or the groups the
- * client happened to have when it added the alarm. */
+ * client happened to have when it added the alarm. Then, as cron does, the PAM account stack of
+ * the "suspendd" service (/etc/pam.d/suspendd: common-account on Debian, so pam_unix's expiry
+ * checks and whatever pam_access or pam_time rules the administrator set) must accept the user.
+ * It runs on the main loop: account modules are local lookups; a network directory that hangs
+ * would hang the daemon's alarm firing, as it hangs cron. */
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <security/pam_appl.h>
 #include <shadow.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -44,6 +50,34 @@ static int check_locked_or_expired(const struct passwd *pw, time_t now, char *wh
         return 0;
 }
 
+/* Non-interactive: an account module that wants to ask something gets no answer. */
+static int no_conversation(int n, const struct pam_message **msg, struct pam_response **resp, void *data)
+{
+        (void)n, (void)msg, (void)resp, (void)data;
+        return PAM_CONV_ERR;
+}
+
+static int check_pam_account(const char *user, char *why, size_t len)
+{
+        const struct pam_conv conv = { no_conversation, NULL };
+        /* tests point it at their own stack (like SUSPENDD_LOGIND_BUS); unset: /etc/pam.d */
+        const char *confdir = getenv("SUSPENDD_PAM_CONFDIR");
+        pam_handle_t *pamh = NULL;
+        int r = pam_start_confdir("suspendd", user, &conv, confdir && *confdir ? confdir : NULL, &pamh);
+
+        if (r == PAM_SUCCESS)
+                r = pam_acct_mgmt(pamh, PAM_SILENT);
+        /* an expired password is no reason to refuse a job that needs none (as cron) */
+        if (r == PAM_NEW_AUTHTOK_REQD)
+                r = PAM_SUCCESS;
+        if (r != PAM_SUCCESS)
+                snprintf(why, len, "the PAM account check (service suspendd) refused %s: %s", user,
+                         pam_strerror(pamh, r));
+        if (pamh)
+                pam_end(pamh, r);
+        return r == PAM_SUCCESS ? 0 : -EACCES;
+}
+
 int account_resolve(uid_t uid, const char *expected_user, time_t now, JobCreds *out, char *why, size_t len)
 {
         struct passwd pw, *found = NULL;
@@ -63,6 +97,9 @@ int account_resolve(uid_t uid, const char *expected_user, time_t now, JobCreds *
                 return -ESTALE;
         }
         r = check_locked_or_expired(&pw, now, why, len);
+        if (r < 0)
+                return r;
+        r = check_pam_account(pw.pw_name, why, len);
         if (r < 0)
                 return r;
         out->uid = uid;

@@ -25,7 +25,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/events.c
 daemon_libsuspendd_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 daemon_libsuspendd_core_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
-daemon_libsuspendd_core_la_LIBADD = protocol/libsdp.la $(GLIB_LIBS) $(SYSTEMD_LIBS)
+daemon_libsuspendd_core_la_LIBADD = protocol/libsdp.la $(GLIB_LIBS) $(SYSTEMD_LIBS) $(PAM_LIBS)
 
 sbin_PROGRAMS += daemon/suspendd
 daemon_suspendd_SOURCES = daemon/main.c
