@@ -8,6 +8,7 @@
 #else
 #include <linux/ioctl.h>
 #define SLEEPCTL_DEFAULT_TIMEOUT_MS 500
+#define SLEEPCTL_MAX_TIMEOUT_MS     86400000u
 #define SLEEPCTL_IOC_MAGIC          0xB9
 #define SLEEPCTL_STAY_AWAKE         _IO(SLEEPCTL_IOC_MAGIC, 0x01)
 #define SLEEPCTL_RELAX              _IO(SLEEPCTL_IOC_MAGIC, 0x02)

@@ -18,7 +18,7 @@ VM_PACKAGE_LAST = tests/guest/package-lifecycle.test
 VM_PATCHED_TESTS = $(KERNEL_TESTS) $(VM_PACKAGE_FIRST) $(GUEST_TESTS) $(VM_PACKAGE_LAST)
 VM_TESTS = $(VM_BASELINE_TESTS) $(VM_HARNESS_TESTS) $(VM_PATCHED_TESTS)
 
-EXTRA_DIST += vm-image/build-kernel vm-image/build-rootfs vm-image/run-guest vm-image/check-vm \
+EXTRA_DIST += vm-image/build-kernel vm-image/build-rootfs vm-image/run-guest vm-image/check-vm vm-image/quick-kernel \
 	vm-image/replay-result vm-image/config-fragment vm-image/config-fragment-debug \
 	vm-image/guest/run-tests vm-image/guest/host-request vm-image/guest/suspendd-tests.service \
 	vm-image/README.md tests/vm/lib.sh $(VM_BASELINE_TESTS) tests/vm/panic.guest \

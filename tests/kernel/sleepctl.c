@@ -25,6 +25,10 @@
 #include "../../daemon/sleepctl-uapi.h"
 #include "guest-tap.h"
 
+#ifndef SLEEPCTL_MAX_TIMEOUT_MS   /* a uapi header of a series before the limit */
+#define SLEEPCTL_MAX_TIMEOUT_MS 86400000u
+#endif
+
 #define DEV "/dev/sleepctl"
 #define STATE "/sys/power/state"
 #define MODE "/sys/power/sleep_mode"
@@ -172,6 +176,27 @@ int main(void)
         t = 0;
         r = (int)read(fd, &t, sizeof t);
         ok(r == 4 && t == 1234, "read back: 1234 (%u)", t);
+        /* A timeout the wakeup source's timer cannot keep is refused, not turned into another
+         * hold: msecs_to_jiffies() of 2^31 ms and more is MAX_JIFFY_OFFSET (the hold would be
+         * indefinite) and the timer wheel cuts far timers at about 12 days (HZ=1000). */
+        t = SLEEPCTL_MAX_TIMEOUT_MS;
+        r = (int)write(fd, &t, sizeof t);
+        ok(r == 4, "the longest timeout, %u ms (24 h), is taken (%d)", SLEEPCTL_MAX_TIMEOUT_MS, r);
+        {
+                static const uint32_t too_long[] = { SLEEPCTL_MAX_TIMEOUT_MS + 1, 1u << 31, 0xffffffffu };
+                for (size_t i = 0; i < sizeof too_long / sizeof too_long[0]; i++) {
+                        t = too_long[i];
+                        errno = 0;
+                        r = (int)write(fd, &t, sizeof t);
+                        ok(r < 0 && errno == EINVAL, "a timeout of %u ms is refused: EINVAL (%d, %s)", too_long[i], r,
+                           strerror(errno));
+                }
+        }
+        t = 0;
+        r = (int)read(fd, &t, sizeof t);
+        ok(r == 4 && t == SLEEPCTL_MAX_TIMEOUT_MS, "and the refused writes left the timeout as it was (%u)", t);
+        t = 1234;
+        ok(write(fd, &t, sizeof t) == 4, "1234 ms again");
         r = ioctl(fd, _IO(SLEEPCTL_IOC_MAGIC, 0x7f));
         ok(r < 0 && errno == ENOTTY, "an unknown ioctl: ENOTTY");
         r = ioctl(fd, _IO('3', 1));   /* the snapshot magic the RFC shared */
