@@ -49,6 +49,12 @@ void alarm_add_item_fields(const Alarm *a, SdpMessage *m)
                 sdp_add(m, "not_run", a->not_run);
 }
 
+/* A one-shot is done once fired, unless it is kept to say why its command did not run. */
+static bool one_shot_done(const Alarm *a)
+{
+        return !a->cron && a->next == 0 && !a->not_run;
+}
+
 void alarm_save(Daemon *d)
 {
         g_autoptr(GKeyFile) kf = g_key_file_new();
@@ -61,7 +67,7 @@ void alarm_save(Daemon *d)
         for (guint i = 0; i < d->alarms->len; i++) {
                 Alarm *a = g_ptr_array_index(d->alarms, i);
                 g_autofree char *group = g_strdup_printf("Alarm %u", a->id);
-                if (a->removed || (!a->cron && a->next == 0 && !a->holding && !a->not_run))
+                if (a->removed || (one_shot_done(a) && !a->holding))
                         continue;
                 g_key_file_set_string(kf, group, "Name", a->name);
                 g_key_file_set_uint64(kf, group, "Owner", a->owner);
@@ -147,8 +153,7 @@ static void end_hold(Daemon *d, Alarm *a, const char *why)
         /* a command still running goes on; the hold no longer waits for it */
         job_detach(a->job);
         a->job = NULL;
-        /* a one-shot is done once fired, unless it is kept to say why its command did not run */
-        if (a->removed || (!a->cron && a->next == 0 && !a->not_run)) {
+        if (a->removed || one_shot_done(a)) {
                 uint32_t id = a->id;
                 remove_alarm(d, a);
                 alarm_save(d);

@@ -178,6 +178,15 @@ static gboolean backoff_over(gpointer data)
         return G_SOURCE_REMOVE;
 }
 
+/* The next back-off (decide_backoff): automatic attempts wait for it; explicit requests do not. */
+static void back_off(Daemon *d)
+{
+        d->backoff_ms = decide_backoff(d->backoff_ms, d->cfg.backoff_initial_ms, d->cfg.backoff_max_ms);
+        if (d->backoff_timer)
+                g_source_remove(d->backoff_timer);
+        d->backoff_timer = g_timeout_add(d->backoff_ms, backoff_over, d);
+}
+
 static void disarm_rtc(Daemon *d)
 {
         if (d->armed_alarm && d->features.rtc[0]) {
@@ -221,10 +230,7 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
         d->state = ATTEMPT_IDLE;
         cooperate_sync(d);   /* our /dev/sleepctl holder follows the blocks again */
         /* Back off so a stuck wakeup source or a vetoing watcher cannot make us spin. */
-        d->backoff_ms = decide_backoff(d->backoff_ms, d->cfg.backoff_initial_ms, d->cfg.backoff_max_ms);
-        if (d->backoff_timer)
-                g_source_remove(d->backoff_timer);
-        d->backoff_timer = g_timeout_add(d->backoff_ms, backoff_over, d);
+        back_off(d);
         attempt_reevaluate(d);
 }
 
@@ -744,10 +750,7 @@ static void start_failed(Daemon *d, int r)
 {
         log_err("no attempt starts: its id could not be reserved in the state file (%s)", g_strerror(-r));
         d->user_requested = d->app_requested = false;
-        d->backoff_ms = decide_backoff(d->backoff_ms, d->cfg.backoff_initial_ms, d->cfg.backoff_max_ms);
-        if (d->backoff_timer)
-                g_source_remove(d->backoff_timer);
-        d->backoff_timer = g_timeout_add(d->backoff_ms, backoff_over, d);
+        back_off(d);
 }
 
 static void start(Daemon *d, AttemptKind kind)
