@@ -167,6 +167,7 @@ static void clear_questions(Daemon *d)
                 d->logind_wait_timer = 0;
         }
         d->logind_wait = false;
+        handoff_attempt_waits_no_more(d);
         d->pending_answers = 0;
 }
 
@@ -616,7 +617,11 @@ static bool readable_labels(Client *c, char *out, size_t size)
         return n > 0;
 }
 
-/* logind's delay inhibitors are waited for like a watcher (logind.c), up to InhibitDelayMaxUSec. */
+/* logind's delay inhibitors are waited for like a watcher (logind.c), up to InhibitDelayMaxUSec;
+ * an application attempt is handed to logind meanwhile (handoff.c), so that logind tells their
+ * holders, and then its continuation (systemd-suspend.service's request) ends the wait. */
+#define HANDOFF_START_MS 10000
+
 static void logind_wait_end(Daemon *d, const char *why)
 {
         if (!d->logind_wait)
@@ -626,6 +631,7 @@ static void logind_wait_end(Daemon *d, const char *why)
                 g_source_remove(d->logind_wait_timer);
                 d->logind_wait_timer = 0;
         }
+        handoff_attempt_waits_no_more(d);
         log_msg(6, d->current.id, "attempt %llu: %s", (unsigned long long)d->current.id, why);
         if (d->pending_answers > 0 && --d->pending_answers == 0 && d->state == ATTEMPT_NOTIFY)
                 commit(d);
@@ -635,7 +641,8 @@ static gboolean logind_wait_over(gpointer data)
 {
         Daemon *d = data;
         d->logind_wait_timer = 0;
-        logind_wait_end(d, "logind delay inhibitors still held at InhibitDelayMaxUSec: going on, as logind does");
+        logind_wait_end(d, handoff_sent(d) ? "logind did not continue through systemd-suspend.service in time: going on"
+                                           : "logind delay inhibitors still held at InhibitDelayMaxUSec: going on, as logind does");
         return G_SOURCE_REMOVE;
 }
 
@@ -652,12 +659,39 @@ static void logind_wait_begin(Daemon *d, bool user)
         d->logind_wait_timer = g_timeout_add((guint)MIN(max_ms, G_MAXUINT), logind_wait_over, d);
         log_msg(5, d->current.id, "attempt %llu waits up to %llu ms for logind delay inhibitors: %s",
                 (unsigned long long)d->current.id, (unsigned long long)max_ms, desc);
+        handoff_begin(d, d->current.id);
 }
 
 void attempt_logind_delays_changed(Daemon *d)
 {
-        if (d->logind_wait && logind_delay_inhibitors(d, NULL, NULL) == 0)
+        /* handed to logind, the holders let go because logind told them: its sleep follows */
+        if (d->logind_wait && !handoff_sent(d) && logind_delay_inhibitors(d, NULL, NULL) == 0)
                 logind_wait_end(d, "logind delay inhibitors released");
+}
+
+/* logind waits for its holders up to the same bound, then starts systemd-suspend.service: the
+ * continuation is given that bound and HANDOFF_START_MS for the unit to start (the wait ends
+ * there even if it never comes, as it did before the handoff). */
+void attempt_logind_handed_off(Daemon *d)
+{
+        uint64_t max_ms = 0;
+
+        if (!d->logind_wait)
+                return;
+        logind_delay_inhibitors(d, NULL, &max_ms);
+        if (d->logind_wait_timer)
+                g_source_remove(d->logind_wait_timer);
+        d->logind_wait_timer = g_timeout_add((guint)MIN(max_ms + HANDOFF_START_MS, G_MAXUINT), logind_wait_over, d);
+}
+
+void attempt_logind_handoff_failed(Daemon *d)
+{
+        attempt_logind_delays_changed(d);
+}
+
+void attempt_logind_continues(Daemon *d)
+{
+        logind_wait_end(d, "logind told its delay inhibitors; systemd-suspend.service continues the attempt");
 }
 
 static void notify(Daemon *d)

@@ -46,6 +46,7 @@ void daemon_init_modules(Daemon *d)
         attempt_init(d);
         cooperate_init(d);   /* before disable: a disable left by a crash keeps the kernel disabled */
         disable_init(d);
+        handoff_init(d);
         logind_init(d);
         alarm_init(d);
         state_reserve_attempt_ids(d);

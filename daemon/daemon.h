@@ -11,6 +11,7 @@
  *   disable.c  the firmware hammer and kernel sleep_mode
  *   cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder mirrors the block set
  *   logind.c   the logind bridge: sleep inhibitors as blockers and delayed watchers
+ *   handoff.c  an application attempt handed to logind, so its delay inhibitors let go
  *   status.c   the status snapshot
  *   events.c   event fan-out to watchers, requesters, owners, monitors
  *   store.c    atomic persistence under the state directory
@@ -20,7 +21,7 @@
 #ifndef SUSPENDD_DAEMON_H
 #define SUSPENDD_DAEMON_H
 
-#include <glib.h>
+#include <gio/gio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -39,6 +40,7 @@ typedef enum { MODE_ON_DEMAND, MODE_IMMEDIATE } Mode;
 
 typedef enum { BLOCKER_CLIENT, BLOCKER_ALARM, BLOCKER_FD, BLOCKER_LOGIND } BlockerSource;
 typedef struct Logind Logind;
+typedef struct Handoff Handoff;
 
 typedef struct {
         BlockerSource source;
@@ -207,6 +209,7 @@ struct Daemon {
         bool logind_wait;          /* NOTIFY also waits for logind's delay inhibitors */
         guint logind_wait_timer;
         Logind *logind;            /* NULL when the bridge is off */
+        Handoff *handoff;          /* an application attempt handed to logind (handoff.c) */
         const char *command_shell; /* runs alarm commands: /bin/sh (the fuzz harness: /bin/true) */
         guint prepare_slow_timer;
 
@@ -308,6 +311,9 @@ bool attempt_active(const Daemon *d);
 const char *attempt_state_name(AttemptState s);
 void attempt_abort(Daemon *d, const char *reason, const char *detail);
 void attempt_logind_delays_changed(Daemon *d);   /* logind.c: the delay inhibitors changed */
+void attempt_logind_handed_off(Daemon *d);        /* handoff.c: logind was asked to suspend */
+void attempt_logind_handoff_failed(Daemon *d);    /* handoff.c: back to the plain wait */
+void attempt_logind_continues(Daemon *d);         /* request.c: logind's continuation arrived */
 
 /* alarm.c */
 void alarm_init(Daemon *d);
@@ -335,6 +341,16 @@ void disable_save(Daemon *d);
 void logind_init(Daemon *d);
 void logind_free(Daemon *d);
 unsigned logind_delay_inhibitors(const Daemon *d, const char **desc, uint64_t *max_ms);
+GDBusConnection *logind_connection(const Daemon *d);   /* NULL unless logind is on the bus */
+
+/* handoff.c */
+void handoff_init(Daemon *d);
+void handoff_free(Daemon *d);
+void handoff_begin(Daemon *d, uint64_t attempt);
+void handoff_attempt_waits_no_more(Daemon *d);
+bool handoff_sent(const Daemon *d);
+void handoff_attempt_ended(Daemon *d, uint64_t attempt, const SdpMessage *outcome);
+uint64_t handoff_take_continuation(Daemon *d, SdpMessage **outcome);
 
 /* cooperate.c */
 void cooperate_init(Daemon *d);

@@ -20,6 +20,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/disable.c \
 	daemon/cooperate.c \
 	daemon/logind.c \
+	daemon/handoff.c \
 	daemon/daemon.c \
 	daemon/status.c \
 	daemon/events.c

@@ -7,8 +7,8 @@
  * logind's own check has already run for `systemctl suspend`. A sleep inhibitor in delay mode is
  * waited for like a watcher: a non-user attempt does not commit until no delay inhibitor is left
  * or logind's InhibitDelayMaxUSec has passed. (logind tells delay holders to let go with
- * PrepareForSleep only for the sleeps it starts itself; for suspendd's own attempts the wait is
- * the bound.)
+ * PrepareForSleep only for the sleeps it starts itself: with the drop-in installed, handoff.c
+ * hands such an attempt to logind so that it does; otherwise the wait is the bound.)
  *
  * Only logind's public D-Bus interface is used, asynchronously (GDBus), so the main loop never
  * waits for logind: a proxy on org.freedesktop.login1's Manager loads its properties (GetAll,
@@ -445,6 +445,13 @@ void logind_free(Daemon *d)
         g_hash_table_destroy(l->blocks);   /* their blockers go with the daemon's table */
         if (l->pending == 0)
                 g_free(l);
+}
+
+GDBusConnection *logind_connection(const Daemon *d)
+{
+        const Logind *l = d->logind;
+        g_autofree char *owner = l && l->proxy ? g_dbus_proxy_get_name_owner(l->proxy) : NULL;
+        return owner ? l->conn : NULL;
 }
 
 unsigned logind_delay_inhibitors(const Daemon *d, const char **desc, uint64_t *max_ms)

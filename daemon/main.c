@@ -216,6 +216,7 @@ int main(int argc, char **argv)
                         client_free(l->data);
                 g_list_free(all);
         }
+        handoff_free(d);
         logind_free(d);
         cooperate_stop(d);
         if (d->kernel_disabled && !disable_active(d))

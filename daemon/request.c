@@ -199,6 +199,31 @@ static void handle_fd_remove(Reply *r, const SdpMessage *m)
         attempt_reevaluate(c->d);
 }
 
+/* systemd-suspend.service's `suspendctl suspend --user` while logind's sleep is an attempt we
+ * handed to it (handoff.c): it continues that attempt — joining it as it is, not forcing it — or,
+ * if that attempt has ended, hears its outcome; it never starts a second suspend. */
+static bool continue_handed(Reply *r)
+{
+        Client *c = r->c;
+        Daemon *d = c->d;
+        g_autofree SdpMessage *outcome = NULL;
+        uint64_t attempt = handoff_take_continuation(d, &outcome);
+        SdpMessage ok;
+
+        if (attempt == 0 || (!outcome && !(attempt_active(d) && d->current.id == attempt)))
+                return false;
+        if (!outcome)
+                c->requested = attempt;
+        sdp_message_init(&ok, SDP_OK);
+        sdp_add_u64(&ok, "attempt", attempt);
+        reply_ok(r, &ok);
+        if (outcome)
+                client_send(c, outcome);
+        else
+                attempt_logind_continues(d);
+        return true;
+}
+
 static void handle_suspend(Reply *r, const SdpMessage *m)
 {
         Client *c = r->c;
@@ -223,6 +248,8 @@ static void handle_suspend(Reply *r, const SdpMessage *m)
                 reply_error(r, SDP_E_DISABLED, NULL, "holders", who, "suspend is disabled by %s", who);
                 return;
         }
+        if (user && continue_handed(r))
+                return;
         if (!user && d->mode == MODE_IMMEDIATE) {
                 sdp_message_init(&ok, SDP_OK);
                 sdp_add_u64(&ok, "attempt", 0);
