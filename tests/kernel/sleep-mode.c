@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest test of /sys/power/sleep_mode (kernel-patches/0001): read, write, invalid input,
- * permissions, and "disabled" refusing suspend, hibernation and the snapshot device with EAGAIN.
+ * permissions, and "disabled" refusing suspend, hibernation and the snapshot device with EAGAIN
+ * (also a user space hibernation frozen before: its SNAPSHOT_S2RAM and SNAPSHOT_CREATE_IMAGE).
  * pm_test=core is set first, so a transition that wrongly went ahead would return instead of
  * sleeping. Runs only inside the QEMU guest (SUSPENDD_GUEST); TAP on stdout. */
+#include <linux/suspend_ioctls.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 
 #include "guest-tap.h"
@@ -28,6 +31,31 @@ int main(void)
 
         get(mode, buf, sizeof buf);
         ok(strcmp(buf, want_direct) == 0, "read: '[direct] disabled' (got '%.*s')", (int)strcspn(buf, "\n"), buf);
+        /* A user space hibernation frozen before "disabled" was written must not go on to any
+         * sleep: SNAPSHOT_S2RAM (suspend to RAM after SNAPSHOT_FREEZE) is refused like
+         * SNAPSHOT_CREATE_IMAGE, and SNAPSHOT_UNFREEZE still works so the session can end. */
+        {
+                int fd = open("/dev/snapshot", O_RDONLY | O_CLOEXEC);
+                int frozen = fd >= 0 ? ioctl(fd, SNAPSHOT_FREEZE) : -1;
+                long w = put(mode, "disabled");
+                int s2ram = fd >= 0 ? ioctl(fd, SNAPSHOT_S2RAM) : 0;
+                int s2ram_errno = errno;
+                loff_t in_suspend = 0;
+                int image = fd >= 0 ? ioctl(fd, SNAPSHOT_CREATE_IMAGE, &in_suspend) : 0;
+                int image_errno = errno;
+                int thawed = fd >= 0 ? ioctl(fd, SNAPSHOT_UNFREEZE) : -1;
+
+                if (fd >= 0)
+                        close(fd);
+                ok(fd >= 0 && frozen == 0 && w == 8, "a user space hibernation is frozen, then 'disabled' written");
+                ok(s2ram < 0 && s2ram_errno == EAGAIN, "disabled: SNAPSHOT_S2RAM after SNAPSHOT_FREEZE fails with "
+                   "EAGAIN (%s)", s2ram < 0 ? strerror(s2ram_errno) : "it suspended");
+                ok(image < 0 && image_errno == EAGAIN, "disabled: SNAPSHOT_CREATE_IMAGE fails with EAGAIN (%s)",
+                   image < 0 ? strerror(image_errno) : "an image was made");
+                ok(thawed == 0, "disabled: SNAPSHOT_UNFREEZE still thaws (%s)", thawed == 0 ? "ok" : strerror(errno));
+                r = put(mode, "direct");
+                ok(r == 6, "back to 'direct' (%ld)", r);
+        }
         r = put(mode, "disabled\n");
         ok(r == 9, "writing 'disabled\\n' returns its 9 bytes (got %ld)", r);
         get(mode, buf, sizeof buf);
