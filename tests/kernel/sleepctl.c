@@ -2,7 +2,8 @@
 /* Guest test of the cooperative sleep mode and /dev/sleepctl (kernel-patches/0002): the device's
  * read/write/ioctl ABI and permissions, holders named in /sys/class/wakeup, a cooperative suspend
  * waiting for a holder until RELAX, timeout, close or death releases it, timeout 0 holding
- * indefinitely, the re-arm after a transition, a signal ending the wait, 1000 holders, and
+ * indefinitely, the re-arm after a transition, a signal ending the wait (and only a signal: a
+ * frozen writer waits again), no deadlock with /sys/power/autosleep, 1000 holders, and
  * open/ioctl/close stress while suspends run. pm_test=freezer (delay 0) makes every transition a
  * freeze/thaw cycle through the PM notifiers, so nothing really sleeps. Guest only; TAP on stdout.
  */
@@ -17,7 +18,9 @@
 #include <string.h>
 #include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,6 +92,49 @@ static void reap(pid_t pid)
                 kill(pid, SIGKILL);
                 waitpid(pid, &st, 0);
         }
+}
+
+#define CGROUP "/sys/fs/cgroup/sleepctl-test"
+
+/* A cgroup v2 directory of our own (mounting the hierarchy if nobody did: the small guest). */
+static bool cgroup2_dir(const char *dir)
+{
+        if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) != 0) {
+                mkdir("/sys/fs/cgroup", 0755);
+                if (mount("cgroup2", "/sys/fs/cgroup", "cgroup2", 0, NULL) != 0)
+                        return false;
+        }
+        return (mkdir(dir, 0755) == 0 || errno == EEXIST) && access(CGROUP "/cgroup.freeze", F_OK) == 0;
+}
+
+/* Waits up to secs until the file contains text. */
+static bool file_has(const char *path, const char *text, double secs)
+{
+        double end = now_s() + secs;
+        char buf[512];
+        do {
+                get(path, buf, sizeof buf);
+                if (strstr(buf, text))
+                        return true;
+                usleep(20000);
+        } while (now_s() < end);
+        return false;
+}
+
+/* As start_transition, from a process that first moves itself into the cgroup dir. */
+static pid_t start_transition_in(const char *dir, const char *what)
+{
+        pid_t pid = fork();
+        if (pid == 0) {
+                char procs[256];
+                close_range(3, ~0U, 0);
+                snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+                if (put(procs, "0") < 0)
+                        _exit(254);
+                long r = put(STATE, what);
+                _exit(r == (long)strlen(what) ? 0 : r < 0 ? (int)-r : 255);
+        }
+        return pid;
 }
 
 /* The /sys/class/wakeup entry whose name is NAME: its directory in dir (or "" if none). */
@@ -325,6 +371,55 @@ int main(void)
         r = finished_within(pid, 10.0);
         ok(r == EINTR, "... until interrupted (exit %d)", r);
         reap(pid);
+
+        /* Only a signal ends the wait. A frozen cgroup interrupts it with the freezer's fake
+         * signal, as another transition's freezer does: the writer must be frozen and wait again
+         * when thawed, not fail with EINTR (issue 27 item 4). */
+        if (cgroup2_dir(CGROUP)) {
+                ioctl(fd, SLEEPCTL_STAY_AWAKE);
+                pid = start_transition_in(CGROUP, "mem");
+                ok(finished_within(pid, 1.0) == -1, "a writer in a cgroup of its own waits for the holder");
+                put(CGROUP "/cgroup.freeze", "1");
+                bool frozen = file_has(CGROUP "/cgroup.events", "frozen 1", 10.0);
+                put(CGROUP "/cgroup.freeze", "0");
+                bool thawed = file_has(CGROUP "/cgroup.events", "frozen 0", 10.0);
+                r = finished_within(pid, 1.0);
+                ok(frozen && thawed && r == -1, "frozen and thawed, its write did not fail: it waits again (%s)",
+                   r == -1 ? "waiting" : r > 0 ? strerror(r) : "it went through");
+                ioctl(fd, SLEEPCTL_RELAX);
+                r = finished_within(pid, 10.0);
+                ok(r == 0, "... and goes through on RELAX (exit %d: %s)", r, r > 0 ? strerror(r) : "");
+                reap(pid);
+                rmdir(CGROUP);
+        } else {
+                ok(false, "no cgroup2 file system for the freezer check");
+        }
+
+        /* A writer waiting for a holder does not hold autosleep's lock: writing
+         * /sys/power/autosleep (which takes that lock with autosleep's own wakeup source active,
+         * so a wait under the lock never ended) returns, and the writer goes through on RELAX
+         * (issue 27 item 1). */
+        if (access("/sys/power/autosleep", F_OK) == 0) {
+                ioctl(fd, SLEEPCTL_STAY_AWAKE);
+                pid = start_transition("mem");
+                ok(finished_within(pid, 1.0) == -1, "a writer waits for the holder");
+                pid_t as = fork();
+                if (as == 0) {
+                        close_range(3, ~0U, 0);
+                        _exit(put("/sys/power/autosleep", "off") == 3 ? 0 : 1);
+                }
+                int ra = finished_within(as, 10.0);
+                ok(ra == 0, "writing 'off' to /sys/power/autosleep meanwhile returns (%s)",
+                   ra == -1 ? "still blocked after 10 s" : ra == 0 ? "ok" : "failed");
+                ioctl(fd, SLEEPCTL_RELAX);
+                r = finished_within(pid, 10.0);
+                ok(r == 0, "... and the writer goes through on RELAX (exit %d: %s)", r,
+                   r == -1 ? "deadlocked" : r > 0 ? strerror(r) : "");
+                reap(pid);   /* a deadlocked writer ends with SIGKILL, which lets autosleep go on */
+                reap(as);
+        } else {
+                ok(false, "no /sys/power/autosleep: CONFIG_PM_AUTOSLEEP is in the guest config");
+        }
 
         /* the count a cooperative transition saved does not outlive it: after a hibernation
          * (pm_test freezer, which never consumes the count) a suspend still waits for a holder */
