@@ -69,9 +69,17 @@ int main(int argc, char **argv)
                                                               NULL, &fds, NULL, &err);
         if (!reply)
                 goto fail;
-        inhibitor = g_unix_fd_list_get(fds, 0, &err);
-        if (inhibitor < 0)
-                goto fail;
+        {
+                /* stolen, not g_unix_fd_list_get()'s duplicate: the list's own copy would keep
+                 * the inhibitor alive after ours is closed */
+                gint n = 0;
+                g_autofree gint *taken = fds ? g_unix_fd_list_steal_fds(fds, &n) : NULL;
+                if (n != 1) {
+                        fprintf(stderr, "delay-holder: Inhibit returned %d descriptors\n", n);
+                        return 1;
+                }
+                inhibitor = taken[0];
+        }
         /* the bus handles our AddMatch before this call: from now on no PrepareForSleep is missed */
         list = g_dbus_connection_call_sync(bus, LOGIND, LOGIND_PATH, MANAGER, "ListInhibitors", NULL, NULL,
                                            G_DBUS_CALL_FLAGS_NONE, 10000, NULL, &err);
