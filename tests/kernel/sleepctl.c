@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -212,16 +213,23 @@ int main(void)
         ok(fd >= 0, "root opens %s", DEV);
         r = (int)read(fd, &t, sizeof t);
         ok(r == 4 && t == SLEEPCTL_DEFAULT_TIMEOUT_MS, "read: the default timeout is 500 ms (%d bytes, %u)", r, t);
-        r = (int)read(fd, buf, 2);
+        /* the value reads like a 4-byte file, as /dev/cpu_dma_latency's does (issue 27 item 6) */
+        r = (int)read(fd, &t, sizeof t);
+        ok(r == 0, "the next read is end of file (%d)", r);
+        ok(lseek(fd, 0, SEEK_SET) == 0 && read(fd, &t, sizeof t) == 4 && t == SLEEPCTL_DEFAULT_TIMEOUT_MS,
+           "after lseek to 0 it reads again");
+        r = (int)pread(fd, buf, 2, 0);
         ok(r < 0 && errno == EINVAL, "read into 2 bytes: EINVAL");
+        r = (int)pread(fd, &t, sizeof t, 1);
+        ok(r < 0 && errno == EINVAL, "a read from inside the value (offset 1): EINVAL");
         r = (int)write(fd, "ab", 2);
         ok(r < 0 && errno == EINVAL, "write of 2 bytes: EINVAL");
         t = 1234;
         r = (int)write(fd, &t, sizeof t);
         ok(r == 4, "write of a 4-byte timeout returns 4 (%d)", r);
         t = 0;
-        r = (int)read(fd, &t, sizeof t);
-        ok(r == 4 && t == 1234, "read back: 1234 (%u)", t);
+        r = (int)pread(fd, &t, sizeof t, 0);
+        ok(r == 4 && t == 1234, "read back (pread at 0): 1234 (%u)", t);
         /* A timeout the wakeup source's timer cannot keep is refused, not turned into another
          * hold: msecs_to_jiffies() of 2^31 ms and more is MAX_JIFFY_OFFSET (the hold would be
          * indefinite) and the timer wheel cuts far timers at about 12 days (HZ=1000). */
@@ -239,7 +247,7 @@ int main(void)
                 }
         }
         t = 0;
-        r = (int)read(fd, &t, sizeof t);
+        r = (int)pread(fd, &t, sizeof t, 0);
         ok(r == 4 && t == SLEEPCTL_MAX_TIMEOUT_MS, "and the refused writes left the timeout as it was (%u)", t);
         t = 1234;
         ok(write(fd, &t, sizeof t) == 4, "1234 ms again");
@@ -260,6 +268,20 @@ int main(void)
         close(fd);
         find_source(name, dir, sizeof dir);
         ok(dir[0] == '\0', "close removes its wakeup source");
+        /* a comm with blanks, a control character and ':' would break the debugfs table and
+         * the name's own form: they become '_' (issue 27 item 6) */
+        {
+                char old[16] = "";
+                prctl(PR_GET_NAME, old);
+                prctl(PR_SET_NAME, "a b\tc:d\x7f");
+                fd = open(DEV, O_RDWR | O_CLOEXEC);
+                prctl(PR_SET_NAME, old);
+                snprintf(name, sizeof name, "sleepctl:a_b_c_d_:%d", (int)getpid());
+                find_source(name, dir, sizeof dir);
+                ok(fd >= 0 && dir[0] != '\0', "a holder opened by \"a b\\tc:d\\x7f\" is named %s (%s)", name,
+                   dir[0] ? dir : "not found");
+                close(fd);
+        }
 
         pid = fork();
         if (pid == 0) {
