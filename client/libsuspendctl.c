@@ -621,6 +621,11 @@ SuspendctlBlock *suspendctl_client_block_acked(SuspendctlClient *c, const char *
         return block(c, reason, FALSE, error);
 }
 
+void suspendctl_block_forget(SuspendctlBlock *b)
+{
+        g_free(b);
+}
+
 guint32 suspendctl_block_get_id(const SuspendctlBlock *b)
 {
         return b->id;

@@ -407,8 +407,11 @@ static int cmd_block(int argc, char **argv)
                 return fail(error);
         }
         rc = wait_child(spawn(argv + cmd), NULL, NULL);
-        /* the block ends with the connection, also if we are killed */
-        suspendctl_block_release(b, NULL);
+        /* The block ends with the connection, also if we are killed. Closing it is all: an
+         * unblock before the close would be two wakeup events for the daemon (EPOLLWAKEUP), and
+         * a writer that waited behind the block in the kernel's cooperative mode could save its
+         * count between them and be aborted by the second (EBUSY). */
+        suspendctl_block_forget(b);
         suspendctl_client_free(c);
         return rc;
 }

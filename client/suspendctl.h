@@ -97,6 +97,9 @@ typedef struct _SuspendctlBlock SuspendctlBlock;
 SuspendctlBlock *suspendctl_client_block(SuspendctlClient *c, const char *reason, GError **error);
 SuspendctlBlock *suspendctl_client_block_acked(SuspendctlClient *c, const char *reason, GError **error);
 gboolean suspendctl_block_release(SuspendctlBlock *b, GError **error);   /* frees b */
+/* Frees b without ending the block: it ends when the connection closes. For a process about to
+ * close the connection anyway: one event for the daemon instead of two (PROTOCOL.md §10.1). */
+void suspendctl_block_forget(SuspendctlBlock *b);
 guint32 suspendctl_block_get_id(const SuspendctlBlock *b);
 
 /* Watching attempts: answer each "suspending" event with ready or veto before its deadline. */
