@@ -10,6 +10,36 @@
 
 #include "guest-tap.h"
 
+/* How many kernel log lines contain text. */
+static int log_lines(const char *text)
+{
+        char cmd[256], buf[32] = "";
+        FILE *p;
+        snprintf(cmd, sizeof cmd, "dmesg | grep -c '%s'", text);
+        p = popen(cmd, "r");
+        if (p) {
+                if (!fgets(buf, sizeof buf, p))
+                        buf[0] = '\0';
+                pclose(p);
+        }
+        return atoi(buf);
+}
+
+/* Waits up to 10 s until cond() holds (polling every 50 ms). */
+static bool within_10s(bool (*cond)(void))
+{
+        for (int i = 0; i < 200; i++) {
+                if (cond())
+                        return true;
+                usleep(50000);
+        }
+        return cond();
+}
+
+static int entries_before;
+static bool paused_logged(void) { return log_lines("autosleep: paused while sleep is disabled") > 0; }
+static bool entered_again(void) { return log_lines("PM: suspend entry") > entries_before; }
+
 int main(void)
 {
         const char *mode = "/sys/power/sleep_mode";
@@ -98,6 +128,28 @@ int main(void)
         ok(strcmp(buf, want_direct) == 0, "read: '[direct] disabled' again");
         r = put("/sys/power/state", "mem");
         ok(r == 3, "direct: a pm_test suspend cycle works again (%ld)", r);
+
+        /* Autosleep while sleep is disabled: it must neither retry in a loop nor fill the log
+         * (it tried twice a second, two log lines each), and must go on once sleep is no longer
+         * disabled (issue 27 item 1). The log line of the pause proves autosleep ran. */
+        if (access("/sys/power/autosleep", F_OK) == 0) {
+                int entries;
+                put(mode, "disabled");
+                entries_before = log_lines("PM: suspend entry");
+                r = put("/sys/power/autosleep", "mem");
+                bool paused = within_10s(paused_logged);
+                entries = log_lines("PM: suspend entry");
+                ok(r == 3 && paused && entries == entries_before,
+                   "autosleep with sleep disabled pauses (logged once) without trying: %d suspend entries "
+                   "(%s)", entries - entries_before, paused ? "pause logged" : "no pause logged in 10 s");
+                r = put(mode, "direct");
+                ok(r == 6 && within_10s(entered_again), "writing 'direct' lets autosleep go on (a pm_test cycle)");
+                r = put("/sys/power/autosleep", "off");
+                ok(r == 3, "autosleep off (%ld)", r);
+                ok(log_lines("autosleep: paused while sleep is disabled") == 1, "the pause was logged once");
+        } else {
+                ok(false, "no /sys/power/autosleep: CONFIG_PM_AUTOSLEEP is in the guest config");
+        }
 
         put("/sys/power/pm_test", "none");
         return finish();
