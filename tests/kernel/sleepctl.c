@@ -417,6 +417,25 @@ int main(void)
                 ok(false, "no cgroup2 file system for the freezer check");
         }
 
+        /* A hibernation through /dev/snapshot waits when it opens the device, before the
+         * PREPARE notifiers run, not only at SNAPSHOT_FREEZE after them (issue 27 item 5). */
+        {
+                ioctl(fd, SLEEPCTL_STAY_AWAKE);
+                pid = fork();
+                if (pid == 0) {
+                        close_range(3, ~0U, 0);
+                        int s = open("/dev/snapshot", O_RDONLY | O_CLOEXEC);
+                        _exit(s >= 0 ? 0 : errno);
+                }
+                int first = finished_within(pid, 1.0);
+                ok(first == -1, "opening /dev/snapshot for a hibernation waits for the holder (%s)",
+                   first == -1 ? "waiting" : first == 0 ? "it opened at once" : strerror(first));
+                ioctl(fd, SLEEPCTL_RELAX);
+                r = first == -1 ? finished_within(pid, 10.0) : first;
+                ok(r == 0, "... and opens once the holder relaxed (exit %d: %s)", r, r > 0 ? strerror(r) : "");
+                reap(pid);
+        }
+
         /* A writer waiting for a holder does not hold autosleep's lock: writing
          * /sys/power/autosleep (which takes that lock with autosleep's own wakeup source active,
          * so a wait under the lock never ended) returns, and the writer goes through on RELAX
