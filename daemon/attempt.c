@@ -684,11 +684,6 @@ void attempt_logind_handed_off(Daemon *d)
         d->logind_wait_timer = g_timeout_add((guint)MIN(max_ms + HANDOFF_START_MS, G_MAXUINT), logind_wait_over, d);
 }
 
-void attempt_logind_handoff_failed(Daemon *d)
-{
-        attempt_logind_delays_changed(d);
-}
-
 void attempt_logind_continues(Daemon *d)
 {
         logind_wait_end(d, "logind told its delay inhibitors; systemd-suspend.service continues the attempt");

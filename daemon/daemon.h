@@ -310,9 +310,9 @@ void attempt_client_gone(Daemon *d, Client *c);
 bool attempt_active(const Daemon *d);
 const char *attempt_state_name(AttemptState s);
 void attempt_abort(Daemon *d, const char *reason, const char *detail);
-void attempt_logind_delays_changed(Daemon *d);   /* logind.c: the delay inhibitors changed */
+/* logind.c: the delay inhibitors changed; handoff.c: the handoff failed (the plain wait again) */
+void attempt_logind_delays_changed(Daemon *d);
 void attempt_logind_handed_off(Daemon *d);        /* handoff.c: logind was asked to suspend */
-void attempt_logind_handoff_failed(Daemon *d);    /* handoff.c: back to the plain wait */
 void attempt_logind_continues(Daemon *d);         /* request.c: logind's continuation arrived */
 
 /* alarm.c */

@@ -83,7 +83,7 @@ static void give_up(Handoff *h, const char *what, const GError *err)
         log_msg(5, h->attempt, "attempt %llu not handed to logind (%s%s%s): waiting for its delay inhibitors "
                 "instead", (unsigned long long)h->attempt, what, err ? ": " : "", err ? err->message : "");
         handoff_clear(h, NULL);
-        attempt_logind_handoff_failed(d);
+        attempt_logind_delays_changed(d);
 }
 
 static void on_prepare_for_sleep(GDBusConnection *c, const char *sender, const char *path, const char *iface,
@@ -102,7 +102,7 @@ static void on_prepare_for_sleep(GDBusConnection *c, const char *sender, const c
         bool waiting = h->outcome == NULL;
         handoff_clear(h, "logind ended its sleep without running suspendctl (PrepareForSleep false)");
         if (waiting)
-                attempt_logind_handoff_failed(h->d);
+                attempt_logind_delays_changed(h->d);
 }
 
 static void on_suspend(GObject *src, GAsyncResult *res, gpointer data)

@@ -57,19 +57,29 @@ static int holder(unsigned timeout_ms)
 
 static void on_usr1(int sig) { (void)sig; }
 
-/* A child that writes "what" to /sys/power/state; it exits 0 on success, else with the errno. */
-static pid_t start_transition(const char *what)
+/* A child that writes "what" to /sys/power/state, first moving itself into the cgroup dir unless
+ * it is NULL; it exits 0 on success, else with the errno (254: the cgroup move failed). */
+static pid_t start_transition_in(const char *dir, const char *what)
 {
         pid_t pid = fork();
         if (pid == 0) {
                 struct sigaction sa = { .sa_handler = on_usr1 };   /* no SA_RESTART */
+                char procs[256];
                 /* a forked child shares the parent's holders (one open file each): not this one */
                 close_range(3, ~0U, 0);
                 sigaction(SIGUSR1, &sa, NULL);
+                snprintf(procs, sizeof procs, "%s/cgroup.procs", dir ? dir : "");
+                if (dir && put(procs, "0") < 0)
+                        _exit(254);
                 long r = put(STATE, what);
                 _exit(r == (long)strlen(what) ? 0 : r < 0 ? (int)-r : 255);
         }
         return pid;
+}
+
+static pid_t start_transition(const char *what)
+{
+        return start_transition_in(NULL, what);
 }
 
 /* Waits up to secs for the child; returns its exit status, or -1 if it is still running. */
@@ -120,22 +130,6 @@ static bool file_has(const char *path, const char *text, double secs)
                 usleep(20000);
         } while (now_s() < end);
         return false;
-}
-
-/* As start_transition, from a process that first moves itself into the cgroup dir. */
-static pid_t start_transition_in(const char *dir, const char *what)
-{
-        pid_t pid = fork();
-        if (pid == 0) {
-                char procs[256];
-                close_range(3, ~0U, 0);
-                snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
-                if (put(procs, "0") < 0)
-                        _exit(254);
-                long r = put(STATE, what);
-                _exit(r == (long)strlen(what) ? 0 : r < 0 ? (int)-r : 255);
-        }
-        return pid;
 }
 
 /* The /sys/class/wakeup entry whose name is NAME: its directory in dir (or "" if none). */
