@@ -190,7 +190,7 @@ static gboolean on_hold_timer(gpointer data)
         return G_SOURCE_REMOVE;
 }
 
-void alarm_job_ended(Daemon *d, uint32_t alarm_id, const char *why)
+static void alarm_job_ended(Daemon *d, uint32_t alarm_id, const char *why)
 {
         Alarm *a = find_by_id(d, alarm_id);
         if (!a)
@@ -311,7 +311,7 @@ static gboolean on_timerfd(gint fd, GIOCondition cond, gpointer data)
                 alarm_fire_due(d, 0);
         else
                 alarm_reschedule(d);
-        attempt_reevaluate(d);
+        d->unsettled = true;   /* an alarm due soon, or a hold ended: attempt_settle() decides */
         return G_SOURCE_CONTINUE;
 }
 
@@ -507,7 +507,7 @@ static void load(Daemon *d)
 void alarm_init(Daemon *d)
 {
         d->alarms = g_ptr_array_new();
-        jobs_init(d);
+        jobs_init(d, alarm_job_ended);
         d->alarm_timerfd = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK | TFD_CLOEXEC);
         if (d->alarm_timerfd < 0) {
                 log_err("timerfd_create: %s", g_strerror(errno));

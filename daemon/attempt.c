@@ -58,6 +58,13 @@ bool attempt_active(const Daemon *d)
         return d->state != ATTEMPT_IDLE;
 }
 
+/* The state, and who must know it at once: our /dev/sleepctl holder rests during an attempt. */
+static void set_state(Daemon *d, AttemptState s)
+{
+        d->state = s;
+        cooperate_set_attempting(d, s != ATTEMPT_IDLE);
+}
+
 static bool alarm_due_soon(Daemon *d)
 {
         Alarm *a = alarm_earliest(d);
@@ -175,7 +182,7 @@ static gboolean backoff_over(gpointer data)
 {
         Daemon *d = data;
         d->backoff_timer = 0;
-        attempt_reevaluate(d);
+        attempt_settle(d);
         return G_SOURCE_REMOVE;
 }
 
@@ -228,11 +235,10 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
         clear_questions(d);
         if (d->current.kind == ATTEMPT_KIND_DARK)
                 d->dark_pending = true;   /* try again after the back-off */
-        d->state = ATTEMPT_IDLE;
-        cooperate_sync(d);   /* our /dev/sleepctl holder follows the blocks again */
+        set_state(d, ATTEMPT_IDLE);   /* our /dev/sleepctl holder follows the blocks again */
         /* Back off so a stuck wakeup source or a vetoing watcher cannot make us spin. */
         back_off(d);
-        attempt_reevaluate(d);
+        attempt_settle(d);
 }
 
 void attempt_abort(Daemon *d, const char *reason, const char *detail)
@@ -312,8 +318,7 @@ static void resumed(Daemon *d)
 
         push_history(d);
         clear_questions(d);
-        d->state = ATTEMPT_IDLE;
-        cooperate_sync(d);   /* our /dev/sleepctl holder follows the blocks again */
+        set_state(d, ATTEMPT_IDLE);   /* our /dev/sleepctl holder follows the blocks again */
         /* Only the alarm's own wake is dark: anything else means someone wants the machine. */
         d->dark_pending = alarm_wake;
         d->user_requested = d->app_requested = false;
@@ -321,7 +326,7 @@ static void resumed(Daemon *d)
          * between the wake and the owner's job. */
         alarm_fire_due(d, id);
         alarm_reschedule(d);
-        attempt_reevaluate(d);
+        attempt_settle(d);
 }
 
 static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
@@ -370,7 +375,7 @@ static void commit(Daemon *d)
                 g_source_remove(d->notify_timer);
                 d->notify_timer = 0;
         }
-        d->state = ATTEMPT_COMMIT;
+        set_state(d, ATTEMPT_COMMIT);
         j = g_new0(Job, 1);
         j->sysfs = d->sysfs;
         j->kind = JOB_READ_COUNT;
@@ -526,7 +531,7 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                 }
         }
         d->commit_boot_us = boottime_us();
-        d->state = ATTEMPT_SUSPENDED;
+        set_state(d, ATTEMPT_SUSPENDED);
         log_msg(6, d->current.id, "attempt %llu: writing %s", (unsigned long long)d->current.id, d->cfg.sleep_state);
         j = g_new0(Job, 1);
         j->sysfs = d->sysfs;
@@ -655,6 +660,7 @@ static void logind_wait_begin(Daemon *d, bool user)
         if (user || logind_delay_inhibitors(d, &desc, &max_ms) == 0)
                 return;
         d->logind_wait = true;
+        d->logind_wait_extended = false;
         d->pending_answers++;
         d->logind_wait_timer = g_timeout_add((guint)MIN(max_ms, G_MAXUINT), logind_wait_over, d);
         log_msg(5, d->current.id, "attempt %llu waits up to %llu ms for logind delay inhibitors: %s",
@@ -662,26 +668,34 @@ static void logind_wait_begin(Daemon *d, bool user)
         handoff_begin(d, d->current.id);
 }
 
-void attempt_logind_delays_changed(Daemon *d)
-{
-        /* handed to logind, the holders let go because logind told them: its sleep follows */
-        if (d->logind_wait && !handoff_sent(d) && logind_delay_inhibitors(d, NULL, NULL) == 0)
-                logind_wait_end(d, "logind delay inhibitors released");
-}
-
-/* logind waits for its holders up to the same bound, then starts systemd-suspend.service: the
- * continuation is given that bound and HANDOFF_START_MS for the unit to start (the wait ends
- * there even if it never comes, as it did before the handoff). */
-void attempt_logind_handed_off(Daemon *d)
+/* logind waits for its holders up to the same bound, then starts systemd-suspend.service: once
+ * handed off, the continuation is given that bound and HANDOFF_START_MS for the unit to start
+ * (the wait ends there even if it never comes, as it did before the handoff). */
+static void logind_wait_extend(Daemon *d)
 {
         uint64_t max_ms = 0;
 
-        if (!d->logind_wait)
-                return;
         logind_delay_inhibitors(d, NULL, &max_ms);
         if (d->logind_wait_timer)
                 g_source_remove(d->logind_wait_timer);
         d->logind_wait_timer = g_timeout_add((guint)MIN(max_ms + HANDOFF_START_MS, G_MAXUINT), logind_wait_over, d);
+        d->logind_wait_extended = true;
+}
+
+/* What logind.c and handoff.c recorded since the last look: the attempt was handed to logind
+ * (its continuation ends the wait), or the delay inhibitors are gone while it was not (a handoff
+ * that failed waits like no handoff). Handed to logind, the holders let go because logind told
+ * them: its sleep follows, so their release ends nothing. */
+static void logind_wait_settle(Daemon *d)
+{
+        if (!d->logind_wait)
+                return;
+        if (handoff_sent(d)) {
+                if (!d->logind_wait_extended)
+                        logind_wait_extend(d);
+        } else if (logind_delay_inhibitors(d, NULL, NULL) == 0) {
+                logind_wait_end(d, "logind delay inhibitors released");
+        }
 }
 
 void attempt_logind_continues(Daemon *d)
@@ -696,7 +710,7 @@ static void notify(Daemon *d)
         gint64 now = g_get_monotonic_time();
         bool user = d->current.kind == ATTEMPT_KIND_USER;
 
-        d->state = ATTEMPT_NOTIFY;
+        set_state(d, ATTEMPT_NOTIFY);
         d->current.notify_start_us = now;
         d->vetoed = false;
         d->veto_reason[0] = '\0';
@@ -809,26 +823,29 @@ static void start(Daemon *d, AttemptKind kind)
                 d->dark_pending = false;
         log_msg(6, d->current.id, "attempt %llu (%s) starts", (unsigned long long)d->current.id,
                 attempt_kind_name(kind));
-        d->state = ATTEMPT_PREPARE;
         /* our own holder would make our own wakeup_count reads wait for it (and a user request
          * ignores blocks): it rests while we suspend; blocks that come now abort the attempt */
-        cooperate_sync(d);
+        set_state(d, ATTEMPT_PREPARE);
         j = g_new0(Job, 1);
         j->sysfs = d->sysfs;
         j->kind = JOB_READ_COUNT;
         run_job(d, j, prepare_done);
 }
 
-void attempt_reevaluate(Daemon *d)
+void attempt_settle(Daemon *d)
 {
         DecisionInput in;
         Decision dec;
 
+        if (d->state == ATTEMPT_NOTIFY && disable_active(d)) {
+                finish_abort(d, "disabled", "suspend was disabled during the attempt");
+                return;   /* it settled again */
+        }
+        if (d->state == ATTEMPT_NOTIFY)
+                logind_wait_settle(d);
         if (d->state != ATTEMPT_IDLE)
                 return;
         attempt_refresh_fd_blockers(d);
-        if (d->state != ATTEMPT_IDLE)
-                return;   /* a removal above re-evaluated and started one */
         in = (DecisionInput){
                 .shutting_down = d->shutting_down,
                 .attempt_active = false,
@@ -862,7 +879,7 @@ uint64_t attempt_request(Daemon *d, AttemptKind kind)
                 d->user_requested = true;
         else
                 d->app_requested = true;
-        attempt_reevaluate(d);
+        attempt_settle(d);
         return attempt_active(d) ? d->current.id : 0;
 }
 
@@ -905,6 +922,5 @@ void attempt_client_gone(Daemon *d, Client *c)
 
 void attempt_init(Daemon *d)
 {
-        d->state = ATTEMPT_IDLE;
-        cooperate_sync(d);   /* our /dev/sleepctl holder follows the blocks again */
+        set_state(d, ATTEMPT_IDLE);   /* our /dev/sleepctl holder follows the blocks again */
 }

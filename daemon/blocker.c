@@ -45,7 +45,7 @@ int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char
                 c->n_blocks++;
         if (src == BLOCKER_FD)
                 d->n_fd_blockers++;
-        cooperate_sync(d);
+        cooperate_set_blocked(d, true);   /* at once: a direct writer must wait from now */
 
         sdp_message_init(&ev, SDP_BLOCKED);
         sdp_add_u64(&ev, "client", b->client);
@@ -78,14 +78,14 @@ int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id)
         }
         if (src == BLOCKER_FD && d->n_fd_blockers > 0)
                 d->n_fd_blockers--;
-        cooperate_sync(d);
+        cooperate_set_blocked(d, blocker_count(d) > 0);
         sdp_message_init(&ev, SDP_UNBLOCKED);
         sdp_add_u64(&ev, "client", client);
         sdp_add_u64(&ev, "id", id);
         sdp_add(&ev, "reason", b->reason);
         sdp_add(&ev, "source", blocker_source_name(src));
         events_to_monitors(d, &ev);
-        attempt_reevaluate(d);
+        d->unsettled = true;   /* a suspend may start now: attempt_settle() decides */
         return 0;
 }
 

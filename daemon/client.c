@@ -14,8 +14,6 @@
 #include "daemon.h"
 #include "sdp-schema.h"
 
-#define MAX_FDS_PER_MESSAGE 8
-#define MAX_MESSAGES_PER_WAKE 64   /* fairness between busy peers */
 #define MAX_TOO_LARGE 16
 #define MAX_QUEUED_REPLIES 65536
 
@@ -101,27 +99,8 @@ void client_free(Client *c)
         g_free(c);
 }
 
-static gboolean teardown(gpointer data)
-{
-        Client *c = data;
-        Daemon *d = c->d;
-        char who[160];
-
-        log_debug("%s: disconnected", client_describe(c, who, sizeof who));
-        g_hash_table_remove(d->clients_by_fd, GINT_TO_POINTER(c->fd));
-        g_hash_table_remove(d->clients, GUINT_TO_POINTER(c->id));
-        /* Everything the connection held dies with it (PROTOCOL.md §1). */
-        g_hash_table_remove(d->monitors, c);
-        blocker_remove_client(d, c);
-        if (c->disabling)
-                disable_drop(d, c);
-        attempt_client_gone(d, c);
-        client_free(c);
-        attempt_reevaluate(d);
-        return G_SOURCE_REMOVE;
-}
-
-/* Deferred: callers may be iterating over the clients. */
+/* Deferred: callers may be iterating over the clients. The server unwatches and frees it before
+ * its next epoll_wait, and request.c ends what it held (server_reap()). */
 void client_disconnect(Client *c, const char *why)
 {
         char who[160];
@@ -130,29 +109,9 @@ void client_disconnect(Client *c, const char *why)
         c->closing = true;
         if (why)
                 log_info("%s: disconnecting: %s", client_describe(c, who, sizeof who), why);
-        server_watch_client(c->d, c, false);
         shutdown(c->fd, SHUT_RDWR);
-        g_idle_add_full(G_PRIORITY_HIGH, teardown, c, NULL);
-}
-
-void client_flush(Client *c)
-{
-        while (!g_queue_is_empty(&c->out)) {
-                GBytes *b = g_queue_peek_head(&c->out);
-                gsize len;
-                const void *data = g_bytes_get_data(b, &len);
-                ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                        break;
-                if (n < 0) {
-                        client_disconnect(c, g_strerror(errno));
-                        return;
-                }
-                g_bytes_unref(g_queue_pop_head(&c->out));
-        }
-        server_watch_client(c->d, c, !g_queue_is_empty(&c->out));
+        g_queue_push_tail(&c->d->closing, c);
+        c->d->unsettled = true;
 }
 
 /* A datagram that could not be encoded in full (a bug: every text is cut to fit) is sent in a
@@ -234,7 +193,7 @@ static void send_datagram(Client *c, const SdpMessage *m)
         }
         /* Events are unsolicited: a peer that does not read them is cut off. Replies are
          * bounded by its own requests, because we stop reading requests from a peer whose
-         * queue is full (server_watch_client), so one status reply may exceed the limit. */
+         * queue is full (server_sync), so one status reply may exceed the limit. */
         if (g_queue_get_length(&c->out) >= (sdp_type_kind(m->type) == SDP_EVENT
                                                     ? c->d->cfg.max_queued_messages
                                                     : MAX_QUEUED_REPLIES)) {
@@ -242,7 +201,13 @@ static void send_datagram(Client *c, const SdpMessage *m)
                 return;
         }
         g_queue_push_tail(&c->out, g_bytes_new(buf, (gsize)n));
-        server_watch_client(c->d, c, true);
+        /* the server watches for room (EPOLLOUT) and, the queue full, stops reading its
+         * requests: server_sync() before the loop sleeps */
+        if (!c->out_dirty) {
+                c->out_dirty = true;
+                g_queue_push_tail(&c->d->out_dirty, c);
+        }
+        c->d->unsettled = true;
 }
 
 void client_send(Client *c, const SdpMessage *m)
@@ -383,85 +348,98 @@ static bool peer_closed(int fd)
         return poll(&pfd, 1, 0) != 0;
 }
 
-void client_read(Client *c)
+/* The descriptors that came with a datagram (SCM_RIGHTS): up to CLIENT_MAX_FDS, the rest closed. */
+static void take_fds(struct msghdr *mh, int *fds, size_t *n_fds)
 {
-        for (int i = 0; i < MAX_MESSAGES_PER_WAKE && !c->closing; i++) {
-                if (g_queue_get_length(&c->out) >= c->d->cfg.max_queued_messages)
-                        return;   /* backpressure: read more once it has read our replies */
-                char buf[SDP_MAX_MESSAGE + 1];
-                union {
-                        char buf[CMSG_SPACE(sizeof(int) * MAX_FDS_PER_MESSAGE)];
-                        struct cmsghdr align;
-                } control;
-                struct iovec iov = { buf, sizeof buf };
-                struct msghdr mh = {
-                        .msg_iov = &iov, .msg_iovlen = 1,
-                        .msg_control = control.buf, .msg_controllen = sizeof control.buf,
-                };
-                int fds[MAX_FDS_PER_MESSAGE];
-                size_t n_fds = 0;
-                SdpMessage m;
-                SdpProblem p;
-                ssize_t n;
-
-                n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
-                if (n < 0 && errno == EINTR)
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
                         continue;
-                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                        return;
-                if (n < 0) {
-                        client_disconnect(c, g_strerror(errno));
-                        return;
+                size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                int *in = (int *)CMSG_DATA(cm);
+                for (size_t j = 0; j < k; j++) {
+                        if (*n_fds < CLIENT_MAX_FDS)
+                                fds[(*n_fds)++] = in[j];
+                        else
+                                close(in[j]);
                 }
-                if (n == 0 && mh.msg_controllen == 0 && peer_closed(c->fd)) {
-                        client_disconnect(c, NULL);   /* end of file: the peer closed */
-                        return;
-                }
-                /* else an empty datagram: decoded below, it is a bad-message */
-                for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-                        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
-                                size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                                int *in = (int *)CMSG_DATA(cm);
-                                for (size_t j = 0; j < k; j++) {
-                                        if (n_fds < MAX_FDS_PER_MESSAGE)
-                                                fds[n_fds++] = in[j];
-                                        else
-                                                close(in[j]);
-                                }
-                        }
-                }
-                if ((size_t)n > SDP_MAX_MESSAGE) {
-                        Reply r = reply_begin(c, 0);
-                        for (size_t j = 0; j < n_fds; j++)
-                                close(fds[j]);
-                        reply_error(&r, SDP_E_TOO_LARGE, NULL, NULL, NULL,
-                                    "message of %zd bytes exceeds %u", n, SDP_MAX_MESSAGE);
-                        reply_finish(&r);
-                        if (++c->too_large > MAX_TOO_LARGE)
-                                client_disconnect(c, "too many oversized messages");
-                        continue;
-                }
-                c->too_large = 0;
-                if (mh.msg_flags & MSG_CTRUNC) {
-                        /* answer the request's seq if it has one, so the caller can match it */
-                        uint64_t seq = sdp_decode(&m, buf, (size_t)n, &p) == 0 ? sdp_get_u64_or(&m, "seq", 0) : 0;
-                        Reply r = reply_begin(c, seq);
-                        for (size_t j = 0; j < n_fds; j++)
-                                close(fds[j]);
-                        reply_error(&r, SDP_E_BAD_FD, NULL, NULL, NULL,
-                                    "too many file descriptors in one message (at most %d)",
-                                    MAX_FDS_PER_MESSAGE);
-                        reply_finish(&r);
-                        continue;
-                }
-                if (sdp_decode_request(&m, buf, (size_t)n, &p) < 0) {
-                        Reply r = reply_begin(c, sdp_get_u64_or(&m, "seq", 0));
-                        for (size_t j = 0; j < n_fds; j++)
-                                close(fds[j]);
-                        reply_error(&r, p.code, p.field, NULL, NULL, "%s", p.text);
-                        reply_finish(&r);
-                        continue;
-                }
-                request_handle(c, &m, fds, n_fds);
         }
+}
+
+/* A datagram refused before any handler: its fds closed, one error reply. */
+static void refuse(Client *c, uint64_t seq, int *fds, size_t *n_fds, SdpError code, const char *field,
+                   const char *fmt, ...) G_GNUC_PRINTF(7, 8);
+static void refuse(Client *c, uint64_t seq, int *fds, size_t *n_fds, SdpError code, const char *field,
+                   const char *fmt, ...)
+{
+        Reply r = reply_begin(c, seq);
+        char text[REPLY_TEXT_MAX + 64];   /* as reply_error() formats it: the same cut */
+        va_list ap;
+
+        for (size_t j = 0; j < *n_fds; j++)
+                close(fds[j]);
+        *n_fds = 0;
+        va_start(ap, fmt);
+        vsnprintf(text, sizeof text, fmt, ap);
+        va_end(ap);
+        reply_error(&r, code, field, NULL, NULL, "%s", text);
+        reply_finish(&r);
+}
+
+/* One datagram of the connection: CLIENT_INPUT_REQUEST with the decoded request and the fds that
+ * came with it (the caller owns them); CLIENT_INPUT_ANSWERED when it was refused here (too
+ * large, too many fds, not decodable: the error reply is sent); CLIENT_INPUT_NONE when there is
+ * nothing to read now, the peer's replies are not read yet (backpressure), or it is gone. */
+ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds)
+{
+        char buf[SDP_MAX_MESSAGE + 1];
+        union {
+                char buf[CMSG_SPACE(sizeof(int) * CLIENT_MAX_FDS)];
+                struct cmsghdr align;
+        } control;
+        struct iovec iov = { buf, sizeof buf };
+        struct msghdr mh = {
+                .msg_iov = &iov, .msg_iovlen = 1,
+                .msg_control = control.buf, .msg_controllen = sizeof control.buf,
+        };
+        SdpProblem p;
+        ssize_t n;
+
+        *n_fds = 0;
+        if (c->closing || g_queue_get_length(&c->out) >= c->d->cfg.max_queued_messages)
+                return CLIENT_INPUT_NONE;   /* backpressure: read more once it has read our replies */
+        do
+                n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                return CLIENT_INPUT_NONE;
+        if (n < 0) {
+                client_disconnect(c, g_strerror(errno));
+                return CLIENT_INPUT_NONE;
+        }
+        if (n == 0 && mh.msg_controllen == 0 && peer_closed(c->fd)) {
+                client_disconnect(c, NULL);   /* end of file: the peer closed */
+                return CLIENT_INPUT_NONE;
+        }
+        /* else an empty datagram: decoded below, it is a bad-message */
+        take_fds(&mh, fds, n_fds);
+        if ((size_t)n > SDP_MAX_MESSAGE) {
+                refuse(c, 0, fds, n_fds, SDP_E_TOO_LARGE, NULL, "message of %zd bytes exceeds %u", n,
+                       SDP_MAX_MESSAGE);
+                if (++c->too_large > MAX_TOO_LARGE)
+                        client_disconnect(c, "too many oversized messages");
+                return CLIENT_INPUT_ANSWERED;
+        }
+        c->too_large = 0;
+        if (mh.msg_flags & MSG_CTRUNC) {
+                /* answer the request's seq if it has one, so the caller can match it */
+                uint64_t seq = sdp_decode(m, buf, (size_t)n, &p) == 0 ? sdp_get_u64_or(m, "seq", 0) : 0;
+                refuse(c, seq, fds, n_fds, SDP_E_BAD_FD, NULL,
+                       "too many file descriptors in one message (at most %d)", CLIENT_MAX_FDS);
+                return CLIENT_INPUT_ANSWERED;
+        }
+        if (sdp_decode_request(m, buf, (size_t)n, &p) < 0) {
+                refuse(c, sdp_get_u64_or(m, "seq", 0), fds, n_fds, p.code, p.field, "%s", p.text);
+                return CLIENT_INPUT_ANSWERED;
+        }
+        return CLIENT_INPUT_REQUEST;
 }

@@ -23,6 +23,8 @@ static bool kernel_offers_cooperative(const Daemon *d)
         return f->has_sleep_mode && f->has_sleepctl && strstr(f->sleep_modes, "cooperative") != NULL;
 }
 
+static void apply(Daemon *d);
+
 void cooperate_init(Daemon *d)
 {
         const char *want = d->cfg.sleep_mode;
@@ -72,16 +74,16 @@ void cooperate_init(Daemon *d)
         }
         d->sleepctl_fd = fd;
         log_info("cooperative mode: sleep_mode=cooperative; direct writes to /sys/power/state wait while suspendd blocks");
-        cooperate_sync(d);
+        apply(d);
 }
 
-/* After every change of the block set and of the attempt state: our holder is active exactly
- * while the set is not empty and we are not suspending ourselves. During our own attempt it must
- * rest: reading wakeup_count waits for every active holder, ours too; a block that arrives then
- * aborts the attempt (the recount, or EPOLLWAKEUP in the commit window). */
-void cooperate_sync(Daemon *d)
+/* Our holder follows what blocker.c and attempt.c tell us: active exactly while the block set is
+ * not empty and we are not suspending ourselves. During our own attempt it must rest: reading
+ * wakeup_count waits for every active holder, ours too; a block that arrives then aborts the
+ * attempt (the recount, or EPOLLWAKEUP in the commit window). */
+static void apply(Daemon *d)
 {
-        bool want = blocker_count(d) > 0 && !attempt_active(d);
+        bool want = d->coop_blocked && !d->coop_attempting;
         int r;
 
         if (d->sleepctl_fd < 0 || want == d->sleepctl_holding)
@@ -91,6 +93,18 @@ void cooperate_sync(Daemon *d)
                 log_err("/dev/sleepctl %s: %s", want ? "STAY_AWAKE" : "RELAX", g_strerror(-r));
         else
                 d->sleepctl_holding = want;
+}
+
+void cooperate_set_blocked(Daemon *d, bool blocked)
+{
+        d->coop_blocked = blocked;
+        apply(d);
+}
+
+void cooperate_set_attempting(Daemon *d, bool attempting)
+{
+        d->coop_attempting = attempting;
+        apply(d);
 }
 
 bool cooperate_active(const Daemon *d)

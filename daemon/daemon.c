@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* daemon.c — building a Daemon: the tables every module uses, then each module's start, in the
- * order their state depends on. main.c and the request fuzz harness (tests/fuzz) share it. */
+/* daemon.c — the records every module uses (daemon.h), made and freed. The modules' start and
+ * stop are loop.c's; main.c and the request fuzz harness (tests/fuzz) share both. */
 #include <string.h>
 
 #include "daemon.h"
@@ -38,17 +38,4 @@ void daemon_free(Daemon *d)
         if (d->sysfs && !d->reading_count)   /* else the worker still uses it until exit */
                 sysfs_free(d->sysfs);
         g_free(d);
-}
-
-/* After the configuration, the kernel features, the persisted state and the listening socket. */
-void daemon_init_modules(Daemon *d)
-{
-        attempt_init(d);
-        cooperate_init(d);   /* before disable: a disable left by a crash keeps the kernel disabled */
-        disable_init(d);
-        handoff_init(d);
-        logind_init(d);
-        alarm_init(d);
-        state_reserve_attempt_ids(d);
-        state_save(d);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* daemon.h — the daemon's shared types. Each concept lives in its own file:
- *   server.c   listening socket, epoll set (EPOLLWAKEUP), connection I/O
- *   client.c   one connection: credentials, output queue, teardown
+ *   loop.c     start, the settle source (attempt_settle once per loop iteration), stop
+ *   server.c   listening socket, epoll set (EPOLLWAKEUP), reading, flushing, reaping connections
+ *   client.c   one connection: credentials, receiving a datagram, the bounded output queue
  *   request.c  dispatch of decoded requests: policy, action, reply
  *   blocker.c  the block set (clients, alarm holds, fds)
  *   attempt.c  the attempt state machine and its worker thread
@@ -92,7 +93,8 @@ struct Client {
         gint64 deadline;          /* monotonic µs by which it must answer */
         uint64_t requested;       /* an attempt whose outcome it asked for */
         GQueue out;               /* GBytes datagrams not yet sent */
-        bool closing;
+        bool out_dirty;           /* in d->out_dirty: the server updates its watch */
+        bool closing;             /* in d->closing: the server reaps it */
         unsigned too_large;
 };
 
@@ -150,6 +152,11 @@ struct Daemon {
         GMainLoop *loop;
         gint64 started;
         Mode mode;
+        /* Something changed that attempt_settle() must look at: a timer, D-Bus, a job or a closed
+         * connection set it; loop.c's settle source runs the decision once per loop iteration.
+         * The modules below attempt.c never call into it (ARCHITECTURE.md, "one way"). */
+        bool unsettled;
+        GSource *settle;
 
         /* server */
         int listen_fd, epoll_fd;
@@ -157,6 +164,8 @@ struct Daemon {
         guint epoll_source;
         GHashTable *clients;       /* id -> Client* */
         GHashTable *clients_by_fd; /* fd -> Client* */
+        GQueue closing;            /* Client*s disconnected, for server_reap() */
+        GQueue out_dirty;          /* Client*s whose output queue grew, for server_sync() */
         unsigned next_client_id;
 
         /* blockers: key "source:client:id" -> Blocker* */
@@ -207,6 +216,7 @@ struct Daemon {
 
         bool reading_count;        /* a worker is in a wakeup_count read (it may block) */
         bool logind_wait;          /* NOTIFY also waits for logind's delay inhibitors */
+        bool logind_wait_extended; /* … and its bound was extended for logind's continuation */
         guint logind_wait_timer;
         Logind *logind;            /* NULL when the bridge is off */
         Handoff *handoff;          /* an application attempt handed to logind (handoff.c) */
@@ -216,6 +226,8 @@ struct Daemon {
         /* cooperative mode */
         int sleepctl_fd;           /* our /dev/sleepctl holder, -1 when not cooperative */
         bool sleepctl_holding;
+        bool coop_blocked;         /* told by blocker.c: the block set is not empty */
+        bool coop_attempting;      /* told by attempt.c: an attempt is in progress */
         char coop_prev_mode[16];   /* the sleep_mode we replaced, put back at a clean stop */
 
         /* counters */
@@ -227,7 +239,21 @@ struct Daemon {
 Daemon *daemon_new(const char *state_dir, const char *socket_path);   /* default configuration */
 /* The tables of daemon_new() and the kernel seam; what the modules own is freed by them first. */
 void daemon_free(Daemon *d);
-void daemon_init_modules(Daemon *d);
+
+/* Whether suspend is disabled (PROTOCOL.md §6.9): a holder, or a previous run's grace period. */
+static inline bool disable_active(const Daemon *d)
+{
+        return d->disable_holders > 0 || d->disable_grace;
+}
+
+/* loop.c: the daemon's life around the main loop, and the settle source */
+typedef struct {
+        const char *socket_path, *root, *state_dir, *config;
+        const char *mode;          /* on-demand, immediate, or NULL: the saved mode */
+} DaemonOptions;
+int loop_main(const DaemonOptions *o);   /* set up, run until a signal, stop: the exit status */
+void loop_start(Daemon *d);   /* after the configuration, the kernel, the state file, the socket */
+void loop_stop(Daemon *d);    /* the clean stop (the socket file stays: loop_main removes it) */
 
 /* log.c */
 void log_init(bool verbose);
@@ -241,14 +267,17 @@ void log_msg(int priority, uint64_t attempt, const char *fmt, ...) G_GNUC_PRINTF
 int server_start(Daemon *d, int passed_fd);
 void server_stop(Daemon *d);
 int server_watch_client(Daemon *d, Client *c, bool want_out);
+void server_reap(Daemon *d);   /* closed connections: unwatched, ended, freed */
+void server_sync(Daemon *d);   /* the watches of connections whose output queue changed */
 
 /* client.c */
 Client *client_new(Daemon *d, int fd);
 void client_free(Client *c);
 void client_disconnect(Client *c, const char *why);
 void client_send(Client *c, const SdpMessage *m);   /* events only */
-void client_flush(Client *c);
-void client_read(Client *c);
+#define CLIENT_MAX_FDS 8   /* descriptors taken from one datagram */
+typedef enum { CLIENT_INPUT_NONE, CLIENT_INPUT_ANSWERED, CLIENT_INPUT_REQUEST } ClientInput;
+ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds);
 const char *client_describe(const Client *c, char *buf, size_t size);
 
 /* The reply to one request (PROTOCOL.md §2): `item`s, then exactly one final `ok` or `error`.
@@ -289,6 +318,7 @@ char *text_list_end(TextList *l);   /* g_free */
 
 /* request.c */
 void request_handle(Client *c, const SdpMessage *m, int *fds, size_t n_fds);
+void request_client_gone(Client *c);
 
 /* blocker.c */
 int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,
@@ -301,7 +331,10 @@ char *blocker_describe_all(const Daemon *d, size_t budget);   /* g_free; a TextL
 
 /* attempt.c */
 void attempt_init(Daemon *d);
-void attempt_reevaluate(Daemon *d);
+/* The one place that decides: an attempt to start, or to abort (disabled during NOTIFY), and the
+ * end of logind's wait. Called by loop.c's settle source, and by request.c when a request's
+ * change must be decided before its reply. */
+void attempt_settle(Daemon *d);
 uint64_t attempt_request(Daemon *d, AttemptKind kind);
 void attempt_answer(Daemon *d, Client *c, bool ready, const char *reason);
 void attempt_fd_owner_answered(Daemon *d, Client *c);
@@ -310,9 +343,6 @@ void attempt_client_gone(Daemon *d, Client *c);
 bool attempt_active(const Daemon *d);
 const char *attempt_state_name(AttemptState s);
 void attempt_abort(Daemon *d, const char *reason, const char *detail);
-/* logind.c: the delay inhibitors changed; handoff.c: the handoff failed (the plain wait again) */
-void attempt_logind_delays_changed(Daemon *d);
-void attempt_logind_handed_off(Daemon *d);        /* handoff.c: logind was asked to suspend */
 void attempt_logind_continues(Daemon *d);         /* request.c: logind's continuation arrived */
 
 /* alarm.c */
@@ -327,11 +357,9 @@ void alarm_fire_due(Daemon *d, uint64_t woke_attempt);
 void alarm_add_item_fields(const Alarm *a, SdpMessage *m);
 bool alarm_visible_to(const Alarm *a, const Client *c);
 void alarm_save(Daemon *d);
-void alarm_job_ended(Daemon *d, uint32_t alarm_id, const char *why);   /* job.c: its command ended */
 
 /* disable.c */
 void disable_init(Daemon *d);
-bool disable_active(const Daemon *d);
 int disable_take(Daemon *d, Client *c, const char *reason);
 int disable_drop(Daemon *d, Client *c);
 char *disable_describe(const Daemon *d, size_t budget);   /* g_free; a TextList */
@@ -354,7 +382,10 @@ uint64_t handoff_take_continuation(Daemon *d, SdpMessage **outcome);
 
 /* cooperate.c */
 void cooperate_init(Daemon *d);
-void cooperate_sync(Daemon *d);
+/* Our holder is active exactly while the block set is not empty and no attempt is in progress:
+ * blocker.c tells the first, attempt.c the second; each takes effect at once. */
+void cooperate_set_blocked(Daemon *d, bool blocked);
+void cooperate_set_attempting(Daemon *d, bool attempting);
 bool cooperate_active(const Daemon *d);
 void cooperate_stop(Daemon *d);
 

@@ -11,11 +11,6 @@
 
 #include "daemon.h"
 
-bool disable_active(const Daemon *d)
-{
-        return d->disable_holders > 0 || d->disable_grace;
-}
-
 static void emit(Daemon *d)
 {
         SdpMessage ev;
@@ -50,14 +45,14 @@ static void sync_kernel(Daemon *d)
         }
 }
 
+/* The decision (an attempt in NOTIFY aborts, one may start) is attempt_settle()'s: request.c
+ * calls it before its reply, the loop after the grace period or a connection's end. */
 static void changed(Daemon *d)
 {
         sync_kernel(d);
         state_save(d);
         emit(d);
-        if (d->state == ATTEMPT_NOTIFY && disable_active(d))
-                attempt_abort(d, "disabled", "suspend was disabled during the attempt");
-        attempt_reevaluate(d);
+        d->unsettled = true;
 }
 
 int disable_take(Daemon *d, Client *c, const char *reason)

@@ -83,7 +83,7 @@ static void give_up(Handoff *h, const char *what, const GError *err)
         log_msg(5, h->attempt, "attempt %llu not handed to logind (%s%s%s): waiting for its delay inhibitors "
                 "instead", (unsigned long long)h->attempt, what, err ? ": " : "", err ? err->message : "");
         handoff_clear(h, NULL);
-        attempt_logind_delays_changed(d);
+        d->unsettled = true;   /* the plain wait again: attempt_settle() looks at the delays */
 }
 
 static void on_prepare_for_sleep(GDBusConnection *c, const char *sender, const char *path, const char *iface,
@@ -102,7 +102,7 @@ static void on_prepare_for_sleep(GDBusConnection *c, const char *sender, const c
         bool waiting = h->outcome == NULL;
         handoff_clear(h, "logind ended its sleep without running suspendctl (PrepareForSleep false)");
         if (waiting)
-                attempt_logind_delays_changed(h->d);
+                h->d->unsettled = true;
 }
 
 static void on_suspend(GObject *src, GAsyncResult *res, gpointer data)
@@ -128,7 +128,7 @@ static void send_suspend(Handoff *h)
                                                            G_DBUS_SIGNAL_FLAGS_NONE, on_prepare_for_sleep, h, NULL);
         log_msg(5, h->attempt, "attempt %llu handed to logind: it tells its delay inhibitors (PrepareForSleep) "
                 "and continues through " SLEEP_UNIT, (unsigned long long)h->attempt);
-        attempt_logind_handed_off(h->d);
+        h->d->unsettled = true;   /* attempt_settle() gives logind's continuation its time */
         /* interactive=false: no polkit dialogue; logind checks its block inhibitors again, which
          * an application attempt has no reason to override */
         g_dbus_connection_call(h->conn, LOGIND_NAME, LOGIND_PATH, LOGIND_NAME ".Manager", "Suspend",

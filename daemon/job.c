@@ -59,6 +59,7 @@ struct Jobs {
         GHashTable *running;     /* unit name -> AlarmJob*, until its end */
         guint job_removed_sub;
         gulong closed_handler;
+        JobEndedFn ended;        /* the alarm module hears of each end */
 };
 
 /* --- what a job is: name, runner --- */
@@ -105,7 +106,7 @@ JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_
 static void job_ended(AlarmJob *job, const char *why)
 {
         if (job->alarm_id)
-                alarm_job_ended(job->d, job->alarm_id, why);
+                job->d->jobs->ended(job->d, job->alarm_id, why);
         job->alarm_id = 0;
 }
 
@@ -551,7 +552,7 @@ static bool system_bus_present(void)
         return (env && *env) || g_file_test("/run/dbus/system_bus_socket", G_FILE_TEST_EXISTS);
 }
 
-void jobs_init(Daemon *d)
+void jobs_init(Daemon *d, JobEndedFn ended)
 {
         Jobs *js = g_new0(Jobs, 1);
         bool real_kernel = strcmp(sysfs_root(d->sysfs), "/") == 0;
@@ -559,6 +560,7 @@ void jobs_init(Daemon *d)
         js->runner = job_choose_runner(d->cfg.run_commands, sd_booted() > 0, real_kernel, system_bus_present());
         js->cancel = g_cancellable_new();
         js->running = g_hash_table_new(g_str_hash, g_str_equal);
+        js->ended = ended;
         d->jobs = js;
         if (js->runner == JOB_RUNNER_NONE && strcmp(d->cfg.run_commands, "none") != 0)
                 log_err("alarm commands are off: systemd runs this machine but there is no system bus to "

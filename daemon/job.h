@@ -5,7 +5,7 @@
  * D-Bus API as the alarm's owner: its own cgroup, the owner's normal context (not the daemon's
  * sandbox), `systemctl status` and the journal. Elsewhere (the fake-kernel host tier, a system
  * without systemd) the daemon forks it itself as the owner. Either way the alarm hears of the
- * job's end through alarm_job_ended(). */
+ * job's end through the callback it gave jobs_init(). */
 #ifndef SUSPENDD_JOB_H
 #define SUSPENDD_JOB_H
 
@@ -44,11 +44,15 @@ char *job_unit_name(uint32_t alarm_id, const char *alarm_name);
 JobRunner job_choose_runner(const char *setting, bool systemd_booted, bool real_kernel, bool system_bus);
 JobRunner jobs_runner(const Daemon *d);
 
-void jobs_init(Daemon *d);
+/* A job's end, told to the alarm module (its command exited, failed or could not be followed):
+ * job.c knows nothing of alarms but their ids. */
+typedef void (*JobEndedFn)(Daemon *d, uint32_t alarm_id, const char *why);
+
+void jobs_init(Daemon *d, JobEndedFn ended);
 void jobs_free(Daemon *d);   /* jobs go on running; the daemon stops following them */
 
 /* Start the command of alarm ID as cr (account_resolve()). 0: under way, *out follows it until
- * alarm_job_ended() or job_detach(), which is never called from inside job_start; < 0: it could
+ * the JobEndedFn or job_detach(), which is never called from inside job_start; < 0: it could
  * not start (logged): -EPERM commands are off, -ENOTCONN no system bus, -EBUSY its unit still
  * runs, -EINVAL, -EIO. */
 int job_start(Daemon *d, uint32_t alarm_id, const char *alarm_name, const JobCreds *cr, const char *command,

@@ -22,6 +22,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/logind.c \
 	daemon/handoff.c \
 	daemon/daemon.c \
+	daemon/loop.c \
 	daemon/status.c \
 	daemon/events.c
 daemon_libsuspendd_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon

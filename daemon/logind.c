@@ -131,7 +131,7 @@ static void sync_blocks(Logind *l, GHashTable *now)
                         log_info("logind inhibitor blocks sleep: %s (pid %u): %s", inh->who, inh->pid, inh->why);
                 }
         }
-        attempt_reevaluate(l->d);
+        l->d->unsettled = true;
 }
 
 /* logind went away (or the bus did): a list in flight is of no use, but the last list stays
@@ -241,8 +241,7 @@ static void on_list(GObject *src, GAsyncResult *res, gpointer data)
         while (g_variant_iter_next(iter, "(&s&s&s&suu)", &what, &who, &why, &mode, &uid, &pid))
                 take_inhibitor(l, now, delays, what, who, why, mode, uid, pid);
         clean_text(delays->str, l->delay_desc, sizeof l->delay_desc);
-        sync_blocks(l, now);
-        attempt_logind_delays_changed(l->d);
+        sync_blocks(l, now);   /* the delays too: attempt_settle() looks at them */
         if (l->list_again) {
                 l->list_again = false;
                 list(l);

@@ -81,6 +81,7 @@ static void handle_block(Reply *r, const SdpMessage *m, bool block)
                         reply_error(r, SDP_E_NOT_FOUND, "id", NULL, NULL, "no block %u", id);
                         return;
                 }
+                attempt_settle(d);   /* decided before the reply: a suspend may start now */
         }
         r->quiet_ok = noreply;
         reply_ok(r, NULL);
@@ -196,7 +197,7 @@ static void handle_fd_remove(Reply *r, const SdpMessage *m)
         g_free(reg);
         reply_ok(r, NULL);
         attempt_fd_owner_answered(c->d, c);
-        attempt_reevaluate(c->d);
+        attempt_settle(c->d);
 }
 
 /* systemd-suspend.service's `suspendctl suspend --user` while logind's sleep is an attempt we
@@ -314,7 +315,7 @@ static void handle_mode(Reply *r, const SdpMessage *m, bool set)
         sdp_add(&ok, "mode", mode_name(d->mode));
         reply_ok(r, &ok);
         if (set)
-                attempt_reevaluate(d);
+                attempt_settle(d);
 }
 
 static void handle_disable(Reply *r, const SdpMessage *m, bool disable)
@@ -335,6 +336,7 @@ static void handle_disable(Reply *r, const SdpMessage *m, bool disable)
                 reply_error(r, SDP_E_EXISTS, NULL, NULL, NULL, "this connection already holds a disable");
                 return;
         }
+        attempt_settle(d);   /* before the reply: an attempt in NOTIFY aborts, or one may start */
         sdp_message_init(&ok, SDP_OK);
         sdp_add_u64(&ok, "holders", d->disable_holders);
         sdp_add(&ok, "kernel", d->kernel_disabled ? "disabled" : !d->features.has_sleep_mode ? "absent"
@@ -438,19 +440,23 @@ static void dispatch(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
         case SDP_ALARM_CANCEL:
                 if (!allowed(r, POLICY_ALARM))
                         break;
-                if (alarm_cancel(c->d, c, (uint32_t)sdp_get_u64_or(m, "id", 0), sdp_get(m, "name")) < 0)
+                if (alarm_cancel(c->d, c, (uint32_t)sdp_get_u64_or(m, "id", 0), sdp_get(m, "name")) < 0) {
                         reply_error(r, SDP_E_NOT_FOUND, sdp_get(m, "name") ? "name" : "id", NULL, NULL,
                                     "no such alarm of yours");
-                else
+                } else {
+                        attempt_settle(c->d);   /* its hold may have been the last block */
                         reply_ok(r, NULL);
+                }
                 break;
         case SDP_ALARM_RELEASE:
                 if (!allowed(r, POLICY_ALARM))
                         break;
-                if (alarm_release(c->d, c, (uint32_t)sdp_get_u64_or(m, "alarm", 0)) < 0)
+                if (alarm_release(c->d, c, (uint32_t)sdp_get_u64_or(m, "alarm", 0)) < 0) {
                         reply_error(r, SDP_E_NOT_FOUND, "alarm", NULL, NULL, "that alarm holds nothing for you");
-                else
+                } else {
+                        attempt_settle(c->d);   /* its hold may have been the last block */
                         reply_ok(r, NULL);
+                }
                 break;
         case SDP_STATUS: status_reply(r); break;
         case SDP_MONITOR:
@@ -461,6 +467,19 @@ static void dispatch(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
         default:
                 reply_error(r, SDP_E_UNKNOWN_REQUEST, NULL, NULL, NULL, "not a request");
         }
+}
+
+/* A connection that closed (server_reap): everything it held dies with it (PROTOCOL.md §1), and
+ * what that changes is decided at once. */
+void request_client_gone(Client *c)
+{
+        Daemon *d = c->d;
+
+        blocker_remove_client(d, c);
+        if (c->disabling)
+                disable_drop(d, c);
+        attempt_client_gone(d, c);
+        attempt_settle(d);
 }
 
 /* Every decoded request: exactly one final reply, whatever path the handler takes. */

@@ -20,6 +20,7 @@
 #include "daemon.h"
 
 #define LISTEN_TAG ((uint64_t)-1)
+#define MAX_MESSAGES_PER_WAKE 64   /* fairness between busy peers */
 
 #ifdef SUSPENDD_MUTANT_NO_EPOLLWAKEUP
 #define CLIENT_EPOLLWAKEUP 0   /* test-only mutant (HACKING.md): the fast path's guarantee off */
@@ -129,6 +130,77 @@ int server_watch_client(Daemon *d, Client *c, bool want_out)
         return -errno;
 }
 
+/* A closed connection leaves: unwatched before the next epoll_wait, out of the tables, what it
+ * held ended (request_client_gone), freed. client_disconnect() only marks it, because its callers
+ * may be iterating over the clients. */
+void server_reap(Daemon *d)
+{
+        Client *c;
+        char who[160];
+
+        while ((c = g_queue_pop_head(&d->closing))) {
+                log_debug("%s: disconnected", client_describe(c, who, sizeof who));
+                epoll_ctl(d->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+                g_hash_table_remove(d->clients_by_fd, GINT_TO_POINTER(c->fd));
+                g_hash_table_remove(d->clients, GUINT_TO_POINTER(c->id));
+                g_hash_table_remove(d->monitors, c);
+                if (c->out_dirty)
+                        g_queue_remove(&d->out_dirty, c);
+                request_client_gone(c);
+                client_free(c);
+        }
+}
+
+/* The watch of every connection whose output queue changed: EPOLLOUT while it has queued
+ * datagrams, and no EPOLLIN while the queue is full (backpressure). */
+void server_sync(Daemon *d)
+{
+        Client *c;
+
+        while ((c = g_queue_pop_head(&d->out_dirty))) {
+                c->out_dirty = false;
+                if (!c->closing && server_watch_client(d, c, !g_queue_is_empty(&c->out)) < 0)
+                        client_disconnect(c, "epoll_ctl failed");
+        }
+}
+
+static void flush(Daemon *d, Client *c)
+{
+        while (!g_queue_is_empty(&c->out)) {
+                GBytes *b = g_queue_peek_head(&c->out);
+                gsize len;
+                const void *data = g_bytes_get_data(b, &len);
+                ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+                        break;
+                if (n < 0) {
+                        client_disconnect(c, g_strerror(errno));
+                        return;
+                }
+                g_bytes_unref(g_queue_pop_head(&c->out));
+        }
+        if (server_watch_client(d, c, !g_queue_is_empty(&c->out)) < 0)
+                client_disconnect(c, "epoll_ctl failed");
+}
+
+/* Its requests, a bounded number per wake (fairness between busy peers). */
+static void receive(Client *c)
+{
+        for (int i = 0; i < MAX_MESSAGES_PER_WAKE && !c->closing; i++) {
+                SdpMessage m;
+                int fds[CLIENT_MAX_FDS];
+                size_t n_fds;
+                ClientInput in = client_receive(c, &m, fds, &n_fds);
+
+                if (in == CLIENT_INPUT_NONE)
+                        return;
+                if (in == CLIENT_INPUT_REQUEST)
+                        request_handle(c, &m, fds, n_fds);
+        }
+}
+
 static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)
 {
         Daemon *d = data;
@@ -137,6 +209,7 @@ static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)
 
         /* Drain without blocking; the next epoll_wait releases the wakeup sources of the
          * events handled here, after their requests took effect. */
+        server_reap(d);
         while ((n = epoll_wait(d->epoll_fd, evs, G_N_ELEMENTS(evs), 0)) > 0) {
                 for (int i = 0; i < n; i++) {
                         Client *c;
@@ -148,13 +221,15 @@ static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)
                         if (!c || c->closing)
                                 continue;
                         if (evs[i].events & EPOLLOUT)
-                                client_flush(c);
+                                flush(d, c);
                         if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-                                client_read(c);
+                                receive(c);
                 }
+                server_reap(d);   /* a connection closed here is unwatched before the next epoll_wait */
                 if (n < (int)G_N_ELEMENTS(evs))
                         break;
         }
+        server_sync(d);
         return G_SOURCE_CONTINUE;
 }
 

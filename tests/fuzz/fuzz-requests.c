@@ -72,7 +72,7 @@ static void start_daemon(void)
         if (sysfs_open(root, &d->sysfs) < 0 || sysfs_detect(d->sysfs, &d->features) < 0 ||
             server_start(d, -1) < 0)
                 abort();
-        daemon_init_modules(d);
+        loop_start(d);
 }
 
 static void pump(void)
