@@ -4,7 +4,8 @@
 KERNEL_TESTS += tests/kernel/sleep-mode.test tests/kernel/sleepctl.test
 noinst_PROGRAMS += tests/kernel/sleep-mode.test tests/kernel/sleepctl.test
 tests_kernel_sleep_mode_test_SOURCES = tests/kernel/sleep-mode.c tests/kernel/guest-tap.h
-tests_kernel_sleepctl_test_SOURCES = tests/kernel/sleepctl.c tests/kernel/guest-tap.h daemon/sleepctl-uapi.h
+tests_kernel_sleepctl_test_SOURCES = tests/kernel/sleepctl.c tests/kernel/guest-tap.h tests/kernel/console-owner.h \
+	daemon/sleepctl-uapi.h
 EXTRA_DIST += kernel-patches/README \
 	kernel-patches/6.1/0001-PM-sleep-add-sys-power-sleep_mode-to-disable-system-.patch \
 	kernel-patches/6.1/0002-PM-sleep-add-the-cooperative-sleep-mode-and-dev-slee.patch \

@@ -3,7 +3,7 @@
  * read/write/ioctl ABI and permissions, holders named in /sys/class/wakeup, a cooperative suspend
  * waiting for a holder until RELAX, timeout, close or death releases it, timeout 0 holding
  * indefinitely, the re-arm after a transition, a signal ending the wait (and only a signal: a
- * frozen writer waits again), no deadlock with /sys/power/autosleep, 1000 holders, and
+ * frozen writer waits again), a wakeup event after the wait aborting the suspend (console-owner.h), no deadlock with /sys/power/autosleep, 1000 holders, and
  * open/ioctl/close stress while suspends run. pm_test=freezer (delay 0) makes every transition a
  * freeze/thaw cycle through the PM notifiers, so nothing really sleeps. Guest only; TAP on stdout.
  */
@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../../daemon/sleepctl-uapi.h"
+#include "console-owner.h"
 #include "guest-tap.h"
 
 #ifndef SLEEPCTL_MAX_TIMEOUT_MS   /* a uapi header of a series before the limit */
@@ -183,6 +184,48 @@ static long activations(const char *name, int *matching)
         if (d)
                 closedir(d);
         return sum;
+}
+
+/* a wakeup event made inside the transition by the console owner (console-owner.h) */
+static void holder_event(void)
+{
+        int h = holder(0);
+        ioctl(h, SLEEPCTL_STAY_AWAKE);
+        ioctl(h, SLEEPCTL_RELAX);
+        close(h);
+}
+
+/* A writer queued behind a holder, the holder relaxed: the writer's wait ends and its suspend
+ * starts; the console owner makes a wakeup event (or not) inside the transition. Returns the
+ * writer's exit (0, or its errno; -1 still running), and the owner's in *owner. */
+static int event_after_wait(bool event, int *owner)
+{
+        int h = holder(0), ready[2], r, st;
+        char c = 0;
+        pid_t o, w;
+
+        if (h < 0 || pipe(ready) < 0)
+                return -2;
+        o = console_owner(event ? holder_event : NULL, ready[1]);
+        if (read(ready[0], &c, 1) != 1 || c != 'r') {
+                waitpid(o, &st, 0);
+                *owner = WIFEXITED(st) ? WEXITSTATUS(st) : 254;
+                close(h);
+                return -2;
+        }
+        ioctl(h, SLEEPCTL_STAY_AWAKE);
+        w = start_transition("mem");
+        r = finished_within(w, 0.3);   /* it waits: the wait is before the console switch */
+        ioctl(h, SLEEPCTL_RELAX);
+        if (r < 0)
+                r = finished_within(w, 30.0);
+        reap(w);
+        *owner = finished_within(o, 30.0);
+        reap(o);
+        close(h);
+        close(ready[0]);
+        close(ready[1]);
+        return r;
 }
 
 int main(void)
@@ -370,6 +413,32 @@ int main(void)
                    r, r > 0 ? strerror(r) : "still waiting");
                 reap(pid);
                 close(fd);
+        }
+
+        /* A wakeup event after a queued writer's wait has ended aborts its suspend: the wait saved
+         * the wakeup count (issue 27 item 7: writers queued behind a block go through when it
+         * ends, but not past a new event). The window is microseconds wide; the console switch
+         * of suspend_prepare() lies in it and is held open by a VT_PROCESS owner, so the event
+         * lands there every time. Without the event the same path goes through. */
+        {
+                int owner, runs = 5, aborted = 0, went = 0, hooked = 0;
+                for (int i = 0; i < runs; i++) {
+                        r = event_after_wait(true, &owner);
+                        aborted += r == EBUSY;
+                        hooked += owner == 0;
+                }
+                ok(aborted == runs && hooked == runs,
+                   "an event inside the transition of a writer queued behind a holder aborts it (EBUSY): "
+                   "%d of %d, the console owner saw %d switches", aborted, runs, hooked);
+                hooked = 0;
+                for (int i = 0; i < runs; i++) {
+                        r = event_after_wait(false, &owner);
+                        went += r == 0;
+                        hooked += owner == 0;
+                }
+                ok(went == runs && hooked == runs,
+                   "the same path without the event goes through: %d of %d, the console owner saw %d switches",
+                   went, runs, hooked);
         }
 
         /* a signal ends the wait */
