@@ -552,130 +552,151 @@ static int cmd_disable(int argc, char **argv)
         return rc;
 }
 
-static int cmd_alarm(int argc, char **argv)
+/* alarm add --name NAME (--at T | --in D | --cron SPEC) [--hold D] [-- COMMAND...] */
+static int cmd_alarm_add(int argc, char **argv)
 {
         int rc = 0;
         SuspendctlClient *c;
         GError *error = NULL;
 
+        const char *name = NULL, *cron = NULL;
+        int64_t at = 0, in = 0, hold = 0, next = 0;
+        int cmd = argc, given = 0;
+        g_autofree char *command = NULL;
+        guint32 id;
+
+        for (int i = 2; i < argc; i++) {
+                const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+                if (strcmp(a, "--") == 0) {
+                        cmd = i + 1;
+                        break;
+                }
+                if (!v)
+                        return usage_error("alarm add: %s needs a value", a);
+                if (strcmp(a, "--name") == 0)
+                        name = v;
+                else if (strcmp(a, "--at") == 0) {
+                        if ((at = cli_parse_time(v, time(NULL))) < 0)
+                                return usage_error("alarm add: bad time '%s' (YYYY-MM-DD HH:MM[:SS], HH:MM or @UNIX)", v);
+                        if (at <= time(NULL))
+                                return usage_error("alarm add: --at %s is not in the future", v);
+                        given++;
+                } else if (strcmp(a, "--in") == 0) {
+                        if ((in = cli_parse_duration(v)) <= 0 || in > 315360000)
+                                return usage_error("alarm add: bad duration '%s' (e.g. 90, 90s, 5m, 2h, 1d, 1h30m; at most 3650d)", v);
+                        given++;
+                } else if (strcmp(a, "--cron") == 0) {
+                        cron = v;
+                        given++;
+                } else if (strcmp(a, "--hold") == 0) {
+                        if ((hold = cli_parse_duration(v)) <= 0 || hold > 86400)
+                                return usage_error("alarm add: bad hold duration '%s' (1s to 1d)", v);
+                } else
+                        return usage_error("alarm add: unexpected argument '%s'", a);
+                i++;
+        }
+        if (!name)
+                return usage_error("alarm add: --name is required");
+        if (given != 1)
+                return usage_error("alarm add: give exactly one of --at, --in, --cron");
+        if (cmd < argc) {
+                GString *s = g_string_new(NULL);
+                for (int i = cmd; i < argc; i++) {
+                        g_autofree char *q = g_shell_quote(argv[i]);
+                        g_string_append_printf(s, "%s%s", i > cmd ? " " : "", q);
+                }
+                command = g_string_free(s, FALSE);
+        }
+        if (!(c = connect_or_fail(&rc)))
+                return rc;
+        id = suspendctl_client_alarm_add(c, name, at, (guint64)in, cron, (guint)hold, command, &next, &error);
+        suspendctl_client_free(c);
+        if (!id)
+                return fail(error);
+        {
+                g_autofree char *when = format_time((uint64_t)next);
+                printf("alarm #%u %s: next at %s\n", id, name, when);
+        }
+        return 0;
+}
+
+static int cmd_alarm_list(int argc, char **argv)
+{
+        int rc = 0;
+        SuspendctlClient *c;
+        GError *error = NULL;
+
+        bool json = argc > 2 && strcmp(argv[2], "--json") == 0;
+        GPtrArray *items;
+        if (argc > 2 + json)
+                return usage_error("alarm list: unexpected argument '%s'", argv[2 + json]);
+        if (!(c = connect_or_fail(&rc)))
+                return rc;
+        items = suspendctl_client_alarm_list(c, &error);
+        suspendctl_client_free(c);
+        if (!items)
+                return fail(error);
+        if (json) {
+                print_json_items(items);
+        } else if (items->len == 0) {
+                printf("no alarms\n");
+        } else {
+                for (guint i = 0; i < items->len; i++) {
+                        const SuspendctlRecord *r = g_ptr_array_index(items, i);
+                        g_autofree char *next = format_time(suspendctl_record_get_u64(r, "next", 0));
+                        printf("#%s\t%s\tuid %s\tnext %s\t%s%s\thold %ss\t%s%s%s\n", get(r, "id"), get(r, "name"),
+                               get(r, "owner"), next, *get(r, "cron") ? "cron " : "once", get(r, "cron"),
+                               get(r, "hold"), get(r, "command"),
+                               /* why the last firing ran no command (a locked account...) */
+                               *get(r, "not_run") ? "\tNOT RUN: " : "", get(r, "not_run"));
+                }
+        }
+        g_ptr_array_unref(items);
+        return 0;
+}
+
+static int cmd_alarm_cancel(int argc, char **argv)
+{
+        int rc = 0;
+        SuspendctlClient *c;
+        GError *error = NULL;
+
+        bool numeric, ok;
+        guint64 id;
+        if (argc != 3)
+                return usage_error("alarm cancel: give one alarm NAME or ID");
+        if (!argv[2][0])
+                return usage_error("alarm cancel: the alarm NAME or ID is empty");
+        id = strlen(argv[2]) <= 10 ? g_ascii_strtoull(argv[2], NULL, 10) : 0;
+        numeric = strspn(argv[2], "0123456789") == strlen(argv[2]) && id >= 1 && id <= G_MAXUINT32;
+        if (!(c = connect_or_fail(&rc)))
+                return rc;
+        /* A name first (digits make a valid name too); a number that names none of the
+         * caller's alarms is an id. */
+        ok = suspendctl_client_alarm_cancel(c, 0, argv[2], &error);
+        if (!ok && numeric && g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_NOT_FOUND)) {
+                g_clear_error(&error);
+                ok = suspendctl_client_alarm_cancel(c, (guint32)id, NULL, &error);
+        }
+        if (!ok) {
+                suspendctl_client_free(c);
+                return fail(error);
+        }
+        suspendctl_client_free(c);
+        printf("alarm %s cancelled\n", argv[2]);
+        return 0;
+}
+
+static int cmd_alarm(int argc, char **argv)
+{
         if (argc < 2)
                 return usage_error("alarm: add, list or cancel?");
-        if (strcmp(argv[1], "add") == 0) {
-                const char *name = NULL, *cron = NULL;
-                int64_t at = 0, in = 0, hold = 0, next = 0;
-                int cmd = argc, given = 0;
-                g_autofree char *command = NULL;
-                guint32 id;
-
-                for (int i = 2; i < argc; i++) {
-                        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-                        if (strcmp(a, "--") == 0) {
-                                cmd = i + 1;
-                                break;
-                        }
-                        if (!v)
-                                return usage_error("alarm add: %s needs a value", a);
-                        if (strcmp(a, "--name") == 0)
-                                name = v;
-                        else if (strcmp(a, "--at") == 0) {
-                                if ((at = cli_parse_time(v, time(NULL))) < 0)
-                                        return usage_error("alarm add: bad time '%s' (YYYY-MM-DD HH:MM[:SS], HH:MM or @UNIX)", v);
-                                if (at <= time(NULL))
-                                        return usage_error("alarm add: --at %s is not in the future", v);
-                                given++;
-                        } else if (strcmp(a, "--in") == 0) {
-                                if ((in = cli_parse_duration(v)) <= 0 || in > 315360000)
-                                        return usage_error("alarm add: bad duration '%s' (e.g. 90, 90s, 5m, 2h, 1d, 1h30m; at most 3650d)", v);
-                                given++;
-                        } else if (strcmp(a, "--cron") == 0) {
-                                cron = v;
-                                given++;
-                        } else if (strcmp(a, "--hold") == 0) {
-                                if ((hold = cli_parse_duration(v)) <= 0 || hold > 86400)
-                                        return usage_error("alarm add: bad hold duration '%s' (1s to 1d)", v);
-                        } else
-                                return usage_error("alarm add: unexpected argument '%s'", a);
-                        i++;
-                }
-                if (!name)
-                        return usage_error("alarm add: --name is required");
-                if (given != 1)
-                        return usage_error("alarm add: give exactly one of --at, --in, --cron");
-                if (cmd < argc) {
-                        GString *s = g_string_new(NULL);
-                        for (int i = cmd; i < argc; i++) {
-                                g_autofree char *q = g_shell_quote(argv[i]);
-                                g_string_append_printf(s, "%s%s", i > cmd ? " " : "", q);
-                        }
-                        command = g_string_free(s, FALSE);
-                }
-                if (!(c = connect_or_fail(&rc)))
-                        return rc;
-                id = suspendctl_client_alarm_add(c, name, at, (guint64)in, cron, (guint)hold, command, &next, &error);
-                suspendctl_client_free(c);
-                if (!id)
-                        return fail(error);
-                {
-                        g_autofree char *when = format_time((uint64_t)next);
-                        printf("alarm #%u %s: next at %s\n", id, name, when);
-                }
-                return 0;
-        }
-        if (strcmp(argv[1], "list") == 0) {
-                bool json = argc > 2 && strcmp(argv[2], "--json") == 0;
-                GPtrArray *items;
-                if (argc > 2 + json)
-                        return usage_error("alarm list: unexpected argument '%s'", argv[2 + json]);
-                if (!(c = connect_or_fail(&rc)))
-                        return rc;
-                items = suspendctl_client_alarm_list(c, &error);
-                suspendctl_client_free(c);
-                if (!items)
-                        return fail(error);
-                if (json) {
-                        print_json_items(items);
-                } else if (items->len == 0) {
-                        printf("no alarms\n");
-                } else {
-                        for (guint i = 0; i < items->len; i++) {
-                                const SuspendctlRecord *r = g_ptr_array_index(items, i);
-                                g_autofree char *next = format_time(suspendctl_record_get_u64(r, "next", 0));
-                                printf("#%s\t%s\tuid %s\tnext %s\t%s%s\thold %ss\t%s%s%s\n", get(r, "id"), get(r, "name"),
-                                       get(r, "owner"), next, *get(r, "cron") ? "cron " : "once", get(r, "cron"),
-                                       get(r, "hold"), get(r, "command"),
-                                       /* why the last firing ran no command (a locked account...) */
-                                       *get(r, "not_run") ? "\tNOT RUN: " : "", get(r, "not_run"));
-                        }
-                }
-                g_ptr_array_unref(items);
-                return 0;
-        }
-        if (strcmp(argv[1], "cancel") == 0) {
-                bool numeric, ok;
-                guint64 id;
-                if (argc != 3)
-                        return usage_error("alarm cancel: give one alarm NAME or ID");
-                if (!argv[2][0])
-                        return usage_error("alarm cancel: the alarm NAME or ID is empty");
-                id = strlen(argv[2]) <= 10 ? g_ascii_strtoull(argv[2], NULL, 10) : 0;
-                numeric = strspn(argv[2], "0123456789") == strlen(argv[2]) && id >= 1 && id <= G_MAXUINT32;
-                if (!(c = connect_or_fail(&rc)))
-                        return rc;
-                /* A name first (digits make a valid name too); a number that names none of the
-                 * caller's alarms is an id. */
-                ok = suspendctl_client_alarm_cancel(c, 0, argv[2], &error);
-                if (!ok && numeric && g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_NOT_FOUND)) {
-                        g_clear_error(&error);
-                        ok = suspendctl_client_alarm_cancel(c, (guint32)id, NULL, &error);
-                }
-                if (!ok) {
-                        suspendctl_client_free(c);
-                        return fail(error);
-                }
-                suspendctl_client_free(c);
-                printf("alarm %s cancelled\n", argv[2]);
-                return 0;
-        }
+        if (strcmp(argv[1], "add") == 0)
+                return cmd_alarm_add(argc, argv);
+        if (strcmp(argv[1], "list") == 0)
+                return cmd_alarm_list(argc, argv);
+        if (strcmp(argv[1], "cancel") == 0)
+                return cmd_alarm_cancel(argc, argv);
         return usage_error("alarm: unknown subcommand '%s'", argv[1]);
 }
 

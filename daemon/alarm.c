@@ -14,6 +14,7 @@
 
 #include "account.h"
 #include "daemon.h"
+#include "job.h"
 
 static void alarm_free(Alarm *a)
 {

@@ -74,25 +74,25 @@ static bool alarm_due_soon(Daemon *d)
 /* --- the worker: the only calls that may block for long --- */
 
 typedef enum {
-        JOB_READ_COUNT,   /* read wakeup_count (blocks while events are in progress) + sources */
-        JOB_COMMIT,       /* write the count, then the state (blocks for the whole sleep) */
-} JobKind;
+        CALL_READ_COUNT,   /* read wakeup_count (blocks while events are in progress) + sources */
+        CALL_COMMIT,       /* write the count, then the state (blocks for the whole sleep) */
+} KernelCallKind;
 
 typedef struct {
         Sysfs *sysfs;
-        JobKind kind;
+        KernelCallKind kind;
         uint64_t attempt;
         unsigned count;
         char state[8];
         int r_count, r_state;
         bool have_snapshot;
         WakeupSnapshot snap;
-} Job;
+} KernelCall;
 
 static void worker(GTask *task, gpointer src, gpointer data, GCancellable *cancel)
 {
-        Job *j = data;
-        if (j->kind == JOB_READ_COUNT) {
+        KernelCall *j = data;
+        if (j->kind == CALL_READ_COUNT) {
                 j->r_count = sysfs_read_wakeup_count(j->sysfs, &j->count);
                 j->have_snapshot = j->r_count == 0 && sysfs_wakeup_snapshot(j->sysfs, &j->snap) == 0;
         } else {
@@ -132,10 +132,10 @@ static void count_read_done(Daemon *d)
         }
 }
 
-static void run_job(Daemon *d, Job *j, GAsyncReadyCallback done)
+static void run_call(Daemon *d, KernelCall *j, GAsyncReadyCallback done)
 {
         GTask *task = g_task_new(NULL, NULL, done, d);
-        if (j->kind == JOB_READ_COUNT) {
+        if (j->kind == CALL_READ_COUNT) {
                 d->reading_count = true;
                 if (!d->prepare_slow_timer)
                         d->prepare_slow_timer = g_timeout_add_seconds(1, count_read_slow, d);
@@ -230,6 +230,7 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
         if (detail && *detail)
                 sdp_add(&ev, "detail", detail);
         events_attempt(d, &ev, true);
+        handoff_attempt_ended(d, id, &ev);   /* logind's continuation may still come */
 
         push_history(d);
         clear_questions(d);
@@ -315,6 +316,7 @@ static void resumed(Daemon *d)
                 sdp_add(&ev, "alarm", waker_name);
         sdp_add_bool(&ev, "dark", alarm_wake);
         events_attempt(d, &ev, true);
+        handoff_attempt_ended(d, id, &ev);   /* logind's continuation may still come */
 
         push_history(d);
         clear_questions(d);
@@ -332,7 +334,7 @@ static void resumed(Daemon *d)
 static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
-        Job *j = g_task_get_task_data(G_TASK(res));
+        KernelCall *j = g_task_get_task_data(G_TASK(res));
         char detail[160];
 
         if (j->r_count < 0) {
@@ -368,7 +370,7 @@ static bool readable_labels(Client *c, char *out, size_t size);
  * after it makes the count write fail. */
 static void commit(Daemon *d)
 {
-        Job *j;
+        KernelCall *j;
 
         d->current.notify_us = (uint64_t)(g_get_monotonic_time() - d->current.notify_start_us);
         if (d->notify_timer) {
@@ -376,17 +378,17 @@ static void commit(Daemon *d)
                 d->notify_timer = 0;
         }
         set_state(d, ATTEMPT_COMMIT);
-        j = g_new0(Job, 1);
+        j = g_new0(KernelCall, 1);
         j->sysfs = d->sysfs;
-        j->kind = JOB_READ_COUNT;
+        j->kind = CALL_READ_COUNT;
         j->attempt = d->current.id;
-        run_job(d, j, recount_done);
+        run_call(d, j, recount_done);
 }
 
 /* Did a wakeup event arrive since PREPARE? Our own clients' messages move the count too (they
  * pass through EPOLLWAKEUP): those are explained by IPC sources and were handled before the
  * re-read returned. Any other source, or a rise nothing explains, is a real wakeup event. */
-static bool unexplained_wakeups(Daemon *d, const Job *j, char *detail, size_t size)
+static bool unexplained_wakeups(Daemon *d, const KernelCall *j, char *detail, size_t size)
 {
         char names[200];
         uint64_t ipc = 0;
@@ -468,13 +470,13 @@ void attempt_fd_owner_answered(Daemon *d, Client *c)
 static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
-        Job *rj = g_task_get_task_data(G_TASK(res));
+        KernelCall *rj = g_task_get_task_data(G_TASK(res));
         size_t late;
         bool fd_unanswered;
         const char *reason;
         char detail[300] = "";
         CommitInput in;
-        Job *j;
+        KernelCall *j;
 
         count_read_done(d);
         if (d->state != ATTEMPT_COMMIT || rj->attempt != d->current.id)
@@ -533,12 +535,12 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
         d->commit_boot_us = boottime_us();
         set_state(d, ATTEMPT_SUSPENDED);
         log_msg(6, d->current.id, "attempt %llu: writing %s", (unsigned long long)d->current.id, d->cfg.sleep_state);
-        j = g_new0(Job, 1);
+        j = g_new0(KernelCall, 1);
         j->sysfs = d->sysfs;
-        j->kind = JOB_COMMIT;
+        j->kind = CALL_COMMIT;
         j->count = d->wakeup_count;
         g_strlcpy(j->state, d->cfg.sleep_state, sizeof j->state);
-        run_job(d, j, commit_done);
+        run_call(d, j, commit_done);
 }
 
 static void arm_notify_timer(Daemon *d);
@@ -766,7 +768,7 @@ static void notify(Daemon *d)
 static void prepare_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
-        Job *j = g_task_get_task_data(G_TASK(res));
+        KernelCall *j = g_task_get_task_data(G_TASK(res));
         char detail[160];
 
         count_read_done(d);
@@ -798,7 +800,7 @@ static void start_failed(Daemon *d, int r)
 
 static void start(Daemon *d, AttemptKind kind)
 {
-        Job *j;
+        KernelCall *j;
         uint64_t id;
         int r;
 
@@ -826,10 +828,10 @@ static void start(Daemon *d, AttemptKind kind)
         /* our own holder would make our own wakeup_count reads wait for it (and a user request
          * ignores blocks): it rests while we suspend; blocks that come now abort the attempt */
         set_state(d, ATTEMPT_PREPARE);
-        j = g_new0(Job, 1);
+        j = g_new0(KernelCall, 1);
         j->sysfs = d->sysfs;
-        j->kind = JOB_READ_COUNT;
-        run_job(d, j, prepare_done);
+        j->kind = CALL_READ_COUNT;
+        run_call(d, j, prepare_done);
 }
 
 void attempt_settle(Daemon *d)

@@ -146,11 +146,15 @@ static int encode_or_fallback(const SdpMessage *m, char *buf, size_t size, bool 
         return n >= 0 ? n : -1;
 }
 
+static void send_datagram(Client *c, const SdpMessage *m);
+
 /* Monitors learn of every datagram that needed its fallback form (event-lost, PROTOCOL.md §7). */
 static void tell_monitors_lost(Daemon *d, const Client *to, SdpType type, bool delivered)
 {
         static bool telling;
         SdpMessage ev;
+        GHashTableIter it;
+        gpointer m;
 
         if (telling)
                 return;   /* event-lost itself always encodes; never recurse */
@@ -160,7 +164,13 @@ static void tell_monitors_lost(Daemon *d, const Client *to, SdpType type, bool d
         sdp_add_u64(&ev, "client", to->id);
         sdp_add_bool(&ev, "delivered", delivered);
         sdp_add_u64(&ev, "total", d->n_encode_failures);
-        events_to_monitors(d, &ev);
+        /* the monitors' own fan-out (events.c's), here: the transport calls nothing above it */
+        g_hash_table_iter_init(&it, d->monitors);
+        while (g_hash_table_iter_next(&it, &m, NULL)) {
+                Client *c = m;
+                if (c->monitoring && !c->closing)
+                        send_datagram(c, &ev);
+        }
         telling = false;
 }
 
@@ -296,39 +306,6 @@ void reply_error(Reply *r, SdpError code, const char *field, const char *extra_k
         }
         log_info("%s: refused (%s): %s", client_describe(r->c, who, sizeof who), sdp_error_name(code), text);
         send_datagram(r->c, &m);
-}
-
-void text_list_init(TextList *l, size_t max, size_t budget)
-{
-        *l = (TextList){ .s = g_string_new(NULL), .max = max, .budget = budget };
-}
-
-#define MORE_ROOM 24   /* "; and 4294967295 more" */
-
-void text_list_add(TextList *l, const char *entry)
-{
-        size_t room = l->budget > MORE_ROOM ? l->budget - MORE_ROOM : 0;
-        size_t sep = l->n ? 2 : 0;
-
-        if (l->more || l->n >= l->max || (l->n && l->s->len + sep + strlen(entry) > room)) {
-                l->more++;
-                return;
-        }
-        if (sep)
-                g_string_append(l->s, "; ");
-        g_string_append(l->s, entry);
-        if (l->s->len > room) {   /* only the first entry gets here: cut it */
-                g_string_set_size(l->s, sdp_text_cut(l->s->str, room > 3 ? room - 3 : 0));
-                g_string_append(l->s, "...");
-        }
-        l->n++;
-}
-
-char *text_list_end(TextList *l)
-{
-        if (l->more)
-                g_string_append_printf(l->s, "%sand %zu more", l->n ? "; " : "", l->more);
-        return g_string_free(l->s, FALSE);
 }
 
 /* The one exit of every request: a request that reached no final reply gets `internal`. */

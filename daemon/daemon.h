@@ -15,6 +15,7 @@
  *   handoff.c  an application attempt handed to logind, so its delay inhibitors let go
  *   status.c   the status snapshot
  *   events.c   event fan-out to watchers, requesters, owners, monitors
+ *   textlist.c "A; B; and N more" within a byte budget
  *   store.c    atomic persistence under the state directory
  *   log.c      structured logging (journal or stderr)
  *   sysfs.c    the kernel seam; config.c policy and limits; cron.c cron expressions
@@ -30,12 +31,13 @@
 #include "config.h"
 #include "cron.h"
 #include "decision.h"
-#include "job.h"
 #include "sdp.h"
 #include "sysfs.h"
 
 typedef struct Daemon Daemon;
 typedef struct Client Client;
+typedef struct AlarmJob AlarmJob;   /* job.h: the records only point at jobs */
+typedef struct Jobs Jobs;
 
 typedef enum { MODE_ON_DEMAND, MODE_IMMEDIATE } Mode;
 
@@ -312,6 +314,7 @@ typedef struct {
         GString *s;
         size_t max, budget, n, more;
 } TextList;
+/* textlist.c */
 void text_list_init(TextList *l, size_t max, size_t budget);
 void text_list_add(TextList *l, const char *entry);
 char *text_list_end(TextList *l);   /* g_free */

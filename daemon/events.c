@@ -31,7 +31,6 @@ void events_attempt(Daemon *d, const SdpMessage *m, bool to_requesters)
                 if (c->requested == d->current.id)
                         c->requested = 0;
         }
-        handoff_attempt_ended(d, d->current.id, m);   /* logind's continuation may still come */
 }
 
 void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "job.h"
 
 #define UNIT_PREFIX "suspendd-alarm-"
 #define UNIT_NAME_MAX 255

@@ -24,7 +24,8 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/daemon.c \
 	daemon/loop.c \
 	daemon/status.c \
-	daemon/events.c
+	daemon/events.c \
+	daemon/textlist.c
 daemon_libsuspendd_core_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
 daemon_libsuspendd_core_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
 daemon_libsuspendd_core_la_LIBADD = protocol/libsdp.la $(GLIB_LIBS) $(SYSTEMD_LIBS) $(PAM_LIBS)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "job.h"
 
 static bool allowed(Reply *r, PolicyRule rule)
 {

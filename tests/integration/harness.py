@@ -311,8 +311,8 @@ class Env:
 
     def kernel(self, command):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(TIMEOUT + 5)   # the connect too: a stuck fake kernel must not hang the test
         s.connect(self.ctl_path)
-        s.settimeout(TIMEOUT + 5)
         s.sendall((command + "\n").encode())
         buf = b""
         while not buf.endswith(b"\n"):
