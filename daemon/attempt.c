@@ -736,7 +736,7 @@ static void notify(Daemon *d)
                                 sdp_add_u64(&ev, "attempt", d->current.id);
                                 sdp_add_u64(&ev, "deadline_ms", 0);
                                 sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
-                                client_send(c, &ev);
+                                events_to(d, c, &ev);
                         }
                         continue;
                 }
@@ -756,7 +756,7 @@ static void notify(Daemon *d)
                 sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
                 if (readable)
                         sdp_add(&ev, "readable", labels);
-                client_send(c, &ev);
+                events_to(d, c, &ev);
         }
         logind_wait_begin(d, user);
         if (d->pending_answers == 0)

@@ -70,13 +70,6 @@ Client *client_new(Daemon *d, int fd)
         return c;
 }
 
-const char *client_describe(const Client *c, char *buf, size_t size)
-{
-        snprintf(buf, size, "client %u (%s%s%s, pid %d, uid %u)", c->id, c->comm,
-                 c->name[0] ? "/" : "", c->name, (int)c->pid, (unsigned)c->uid);
-        return buf;
-}
-
 static void close_registered_fd(gpointer p)
 {
         RegisteredFd *r = p;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* daemon.c — the records every module uses (daemon.h), made and freed. The modules' start and
  * stop are loop.c's; main.c and the request fuzz harness (tests/fuzz) share both. */
+#include <stdio.h>
 #include <string.h>
 
 #include "daemon.h"
@@ -38,4 +39,11 @@ void daemon_free(Daemon *d)
         if (d->sysfs && !d->reading_count)   /* else the worker still uses it until exit */
                 sysfs_free(d->sysfs);
         g_free(d);
+}
+
+const char *client_describe(const Client *c, char *buf, size_t size)
+{
+        snprintf(buf, size, "client %u (%s%s%s, pid %d, uid %u)", c->id, c->comm,
+                 c->name[0] ? "/" : "", c->name, (int)c->pid, (unsigned)c->uid);
+        return buf;
 }

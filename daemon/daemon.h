@@ -159,6 +159,10 @@ struct Daemon {
          * The modules below attempt.c never call into it (ARCHITECTURE.md, "one way"). */
         bool unsettled;
         GSource *settle;
+        /* How an event leaves for a connection: the transport's client_send(), installed by
+         * loop.c. The modules below the server reach it only through events_to(), never by
+         * name, so that data flows one way (ARCHITECTURE.md, "One way"). */
+        void (*send_event)(Client *c, const SdpMessage *m);
 
         /* server */
         int listen_fd, epoll_fd;
@@ -241,6 +245,8 @@ struct Daemon {
 Daemon *daemon_new(const char *state_dir, const char *socket_path);   /* default configuration */
 /* The tables of daemon_new() and the kernel seam; what the modules own is freed by them first. */
 void daemon_free(Daemon *d);
+/* "client N (comm/name, pid P, uid U)": how the log names a connection */
+const char *client_describe(const Client *c, char *buf, size_t size);
 
 /* Whether suspend is disabled (PROTOCOL.md §6.9): a holder, or a previous run's grace period. */
 static inline bool disable_active(const Daemon *d)
@@ -280,7 +286,6 @@ void client_send(Client *c, const SdpMessage *m);   /* events only */
 #define CLIENT_MAX_FDS 8   /* descriptors taken from one datagram */
 typedef enum { CLIENT_INPUT_NONE, CLIENT_INPUT_ANSWERED, CLIENT_INPUT_REQUEST } ClientInput;
 ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds);
-const char *client_describe(const Client *c, char *buf, size_t size);
 
 /* The reply to one request (PROTOCOL.md §2): `item`s, then exactly one final `ok` or `error`.
  * Every request, decodable or not, is answered through one Reply: reply_begin(), a handler,
@@ -396,6 +401,7 @@ void cooperate_stop(Daemon *d);
 void status_reply(Reply *r);
 
 /* events.c */
+void events_to(Daemon *d, Client *c, const SdpMessage *m);   /* one event to one connection */
 void events_to_monitors(Daemon *d, const SdpMessage *m);
 void events_attempt(Daemon *d, const SdpMessage *m, bool to_requesters);
 void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m);

@@ -2,6 +2,12 @@
 /* events.c — who hears about what (PROTOCOL.md §7). */
 #include "daemon.h"
 
+/* The one way out of the core to a connection (loop.c installs the transport's client_send). */
+void events_to(Daemon *d, Client *c, const SdpMessage *m)
+{
+        d->send_event(c, m);
+}
+
 void events_to_monitors(Daemon *d, const SdpMessage *m)
 {
         GHashTableIter it;
@@ -11,7 +17,7 @@ void events_to_monitors(Daemon *d, const SdpMessage *m)
         while (g_hash_table_iter_next(&it, &v, NULL)) {
                 Client *c = v;
                 if (c->monitoring && !c->closing)
-                        client_send(c, m);
+                        events_to(d, c, m);
         }
 }
 
@@ -27,7 +33,7 @@ void events_attempt(Daemon *d, const SdpMessage *m, bool to_requesters)
                         continue;
                 if (c->watching || c->monitoring || c->asked == d->current.id ||
                     (to_requesters && c->requested == d->current.id))
-                        client_send(c, m);
+                        events_to(d, c, m);
                 if (c->requested == d->current.id)
                         c->requested = 0;
         }
@@ -41,6 +47,6 @@ void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m)
         while (g_hash_table_iter_next(&it, NULL, &v)) {
                 Client *c = v;
                 if (!c->closing && c->hello && (c->uid == uid || c->monitoring))
-                        client_send(c, m);
+                        events_to(d, c, m);
         }
 }

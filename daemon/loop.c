@@ -54,6 +54,7 @@ static GSourceFuncs settle_funcs = {
 /* After the configuration, the kernel features, the persisted state and the listening socket. */
 void loop_start(Daemon *d)
 {
+        d->send_event = client_send;   /* events leave the core through the transport */
         attempt_init(d);
         cooperate_init(d);   /* before disable: a disable left by a crash keeps the kernel disabled */
         disable_init(d);
