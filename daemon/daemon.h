@@ -1,24 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* daemon.h — the daemon's shared types. Each concept lives in its own file:
- *   loop.c     start, the settle source (attempt_settle once per loop iteration), stop
- *   server.c   listening socket, epoll set (EPOLLWAKEUP), reading, flushing, reaping connections
- *   client.c   one connection: credentials, receiving a datagram, the bounded output queue
- *   request.c  dispatch of decoded requests: policy, action, reply
- *   blocker.c  the block set (clients, alarm holds, fds)
- *   attempt.c  the attempt state machine and its worker thread
- *   decision.c the pure decision function
- *   alarm.c    wake alarms: timers, firing, holds, persistence
- *   job.c      an alarm's command: a transient systemd unit, or forked as its owner
- *   disable.c  the firmware hammer and kernel sleep_mode
- *   cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder mirrors the block set
- *   logind.c   the logind bridge: sleep inhibitors as blockers and delayed watchers
- *   handoff.c  an application attempt handed to logind, so its delay inhibitors let go
- *   status.c   the status snapshot
- *   events.c   event fan-out to watchers, requesters, owners, monitors
- *   textlist.c "A; B; and N more" within a byte budget
- *   store.c    atomic persistence under the state directory
- *   log.c      structured logging (journal or stderr)
- *   sysfs.c    the kernel seam; config.c policy and limits; cron.c cron expressions
+/* daemon.h — the records every module shares. Each concept lives in its own file; calls run
+ * downwards only, main -> loop -> api/ -> core/ (ARCHITECTURE.md, "One way"):
+ *   main.c          the options;  loop.c  start, the settle source, signals, stop
+ *   daemon.c        these records, made and freed
+ *   api/server.c    listening socket, epoll set (EPOLLWAKEUP), reading, flushing, reaping
+ *   api/client.c    one connection: credentials, receiving a datagram, the bounded output queue
+ *   api/request.c   dispatch of decoded requests: policy, action, reply; a closed connection's end
+ *   api/status.c    the status snapshot
+ *   core/attempt.c  the attempt state machine, its kernel calls, and attempt_settle(): the one
+ *                   place that decides;  core/decision.c  the pure decision functions
+ *   core/alarm.c    wake alarms: timers, firing, holds, persistence
+ *   core/job.c      an alarm's command: a transient systemd unit, or forked as its owner
+ *   core/logind.c   the logind bridge;  core/handoff.c  an attempt handed to logind
+ *   core/blocker.c  the block set (clients, alarm holds, fds, logind)
+ *   core/disable.c  the firmware hammer and kernel sleep_mode
+ *   core/cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder follows the blocks
+ *   core/events.c   who hears which event; events_to() is the one way out to a connection
+ *   core/textlist.c "A; B; and N more" within a byte budget
+ *   core/store.c    atomic persistence under the state directory
+ *   core/log.c      structured logging;  core/sysfs.c  the kernel seam;  core/config.c
+ *                   configuration and policy lists;  core/cron.c  cron expressions
  */
 #ifndef SUSPENDD_DAEMON_H
 #define SUSPENDD_DAEMON_H
@@ -28,11 +29,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
-#include "cron.h"
-#include "decision.h"
+#include "core/config.h"   /* not the build's config.h of autoconf */
+#include "core/cron.h"
+#include "core/decision.h"
 #include "sdp.h"
-#include "sysfs.h"
+#include "core/sysfs.h"
 
 typedef struct Daemon Daemon;
 typedef struct Client Client;

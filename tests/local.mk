@@ -12,23 +12,23 @@ TESTS += tests/unit/test-protocol
 
 # The daemon's pure policy and cron code, linked from its convenience library.
 check_PROGRAMS += tests/unit/test-decision tests/unit/test-cron
-tests_unit_test_decision_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_decision_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES)
 tests_unit_test_decision_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_decision_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
-tests_unit_test_cron_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_cron_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES)
 tests_unit_test_cron_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_cron_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
 TESTS += tests/unit/test-decision tests/unit/test-cron
 
 # The daemon's send path: one final reply, fallback forms, event-lost, bounded lists.
 check_PROGRAMS += tests/unit/test-reply
-tests_unit_test_reply_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_reply_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES)
 tests_unit_test_reply_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_reply_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
 TESTS += tests/unit/test-reply
-# What an alarm's job is (daemon/job.h): unit names, the runner's choice, credentials.
+# What an alarm's job is (daemon/core/job.h): unit names, the runner's choice, credentials.
 check_PROGRAMS += tests/unit/test-job
-tests_unit_test_job_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_unit_test_job_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES)
 tests_unit_test_job_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_job_LDADD = daemon/libsuspendd-core.la $(CHECK_LIBS)
 TESTS += tests/unit/test-job
@@ -71,13 +71,13 @@ tests_fake_kernel_libepollwakeup_shim_la_LIBADD = -ldl
 # only the unchanged modules.
 MUTANT_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
 check_PROGRAMS += tests/mutants/suspendd-no-count-write tests/mutants/suspendd-no-epollwakeup
-tests_mutants_suspendd_no_count_write_SOURCES = daemon/main.c daemon/attempt.c
-tests_mutants_suspendd_no_count_write_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
+tests_mutants_suspendd_no_count_write_SOURCES = daemon/main.c daemon/core/attempt.c
+tests_mutants_suspendd_no_count_write_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES) \
 	-DSUSPENDD_MUTANT_NO_COUNT_WRITE=1
 tests_mutants_suspendd_no_count_write_CFLAGS = $(MUTANT_CFLAGS)
 tests_mutants_suspendd_no_count_write_LDADD = daemon/libsuspendd-core.la
-tests_mutants_suspendd_no_epollwakeup_SOURCES = daemon/main.c daemon/server.c
-tests_mutants_suspendd_no_epollwakeup_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon \
+tests_mutants_suspendd_no_epollwakeup_SOURCES = daemon/main.c daemon/api/server.c
+tests_mutants_suspendd_no_epollwakeup_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES) \
 	-DSUSPENDD_MUTANT_NO_EPOLLWAKEUP=1
 tests_mutants_suspendd_no_epollwakeup_CFLAGS = $(MUTANT_CFLAGS)
 tests_mutants_suspendd_no_epollwakeup_LDADD = daemon/libsuspendd-core.la
@@ -152,7 +152,7 @@ bench-report:
 # the corpus; `make fuzz-requests` runs a libFuzzer campaign (clang) that adds to a work corpus.
 check_PROGRAMS += tests/fuzz/replay-requests
 tests_fuzz_replay_requests_SOURCES = tests/fuzz/fuzz-requests.c protocol/fuzz/replay.c
-tests_fuzz_replay_requests_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon
+tests_fuzz_replay_requests_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES)
 tests_fuzz_replay_requests_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS)
 tests_fuzz_replay_requests_LDADD = daemon/libsuspendd-core.la
 TESTS += tests/fuzz/replay-requests.test
@@ -162,7 +162,7 @@ EXTRA_DIST += tests/fuzz/corpus-requests
 FUZZ_REQUEST_SECONDS ?= 120
 fuzz-requests: daemon/libsuspendd-core.la
 	$(MKDIR_P) tests/fuzz/corpus-requests-work
-	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -include config.h -I$(top_srcdir)/daemon \
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -include config.h $(DAEMON_INCLUDES) \
 		-I$(top_srcdir)/protocol $(GLIB_CFLAGS) $(SYSTEMD_CFLAGS) \
 		$(top_srcdir)/tests/fuzz/fuzz-requests.c \
 		$(addprefix $(top_srcdir)/,$(filter %.c,$(daemon_libsuspendd_core_la_SOURCES))) \

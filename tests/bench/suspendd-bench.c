@@ -23,7 +23,7 @@
  *                                                  between two processes: the syscall floor
  *   suspendd-bench hold SOCKET CLIENTS             CLIENTS connections each holding a block; prints
  *                                                  "holding" and waits for stdin to close
- *   suspendd-bench store DIR N                     N state-file writes in DIR the way daemon/store.c
+ *   suspendd-bench store DIR N                     N state-file writes in DIR the way daemon/core/store.c
  *                                                  does them (write a temporary, fsync, rename, fsync
  *                                                  the directory): median and worst µs per write
  *

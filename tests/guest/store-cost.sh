@@ -1,5 +1,5 @@
 #!/bin/bash
-# What a state-file write costs inside the QEMU guest (daemon/store.c's sequence: write a
+# What a state-file write costs inside the QEMU guest (daemon/core/store.c's sequence: write a
 # temporary, fsync, rename, fsync the directory, in /var/lib/suspendd on the guest's disk). Until
 # attempt ids were reserved in blocks every attempt paid it on the main loop before suspending;
 # now one attempt in 64 does.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """A stand-in for systemd's D-Bus API on a private bus, for the host tests of alarm commands as
-transient units (daemon/job.c). It owns org.freedesktop.systemd1 and implements what the daemon
+transient units (daemon/core/job.c). It owns org.freedesktop.systemd1 and implements what the daemon
 uses: Manager.Subscribe, Manager.StartTransientUnit (it runs ExecStart as User=/Group=/
 SupplementaryGroups= with Environment=, like systemd), Unit.ActiveState with PropertiesChanged,
 Manager.JobRemoved, Unit.Unref, Service.Result. Every call is logged as one JSON line to LOG.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the cron expressions of wake alarms (daemon/cron.h): what parses and what does
+/* Unit tests of the cron expressions of wake alarms (daemon/core/cron.h): what parses and what does
  * not, and the next firing time across month, year and leap-day boundaries, with the Vixie
  * day-of-month/day-of-week rule. Runs in UTC; the DST cases switch to Europe/Berlin when the
  * zone is installed. */

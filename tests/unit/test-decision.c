@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the pure policy (daemon/decision.h): every branch of decide_next() and
+/* Unit tests of the pure policy (daemon/core/decision.h): every branch of decide_next() and
  * decide_commit(), and the back-off's growth and cap. No sockets, no sysfs. */
 #include <check.h>
 #include "check-tap.h"

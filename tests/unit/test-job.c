@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of what an alarm's job is (daemon/job.h, account.h): the transient unit's name, the
+/* Unit tests of what an alarm's job is (daemon/core/job.h, account.h): the transient unit's name, the
  * choice between a systemd unit, a fork and no commands, and an owner without a passwd entry. */
 #include <check.h>
 #include "check-tap.h"

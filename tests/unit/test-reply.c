@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests of the daemon's send path (daemon/client.c): one final reply per request, the
+/* Unit tests of the daemon's send path (daemon/api/client.c): one final reply per request, the
  * fallback form of a message that cannot be encoded, event-lost to monitors, bounded lists
  * (PROTOCOL.md §2, §5, §7). Connections are socketpairs; nothing else of the daemon runs. */
 #include <check.h>
