@@ -18,7 +18,7 @@ client_libcli_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 client_libcli_la_LIBADD = $(GLIB_LIBS)
 
 bin_PROGRAMS += client/suspendctl
-client_suspendctl_SOURCES = client/suspendctl.c
+client_suspendctl_SOURCES = client/suspendctl-cli.c
 client_suspendctl_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 client_suspendctl_LDADD = client/libsuspendctl.la client/libcli.la $(GLIB_LIBS)
 

@@ -174,7 +174,8 @@ static char *format_time(uint64_t t)
         return g_strdup(buf);
 }
 
-static void print_status(GPtrArray *items)
+/* status: the daemon and kernel items */
+static void print_daemon_and_kernel(GPtrArray *items)
 {
         for (guint i = 0; i < items->len; i++) {
                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
@@ -196,6 +197,11 @@ static void print_status(GPtrArray *items)
                                 printf("  missing: %s\n", get(r, "missing"));
                 }
         }
+}
+
+/* status: the block set, or "none" */
+static void print_blockers(GPtrArray *items)
+{
         printf("blockers:\n");
         for (guint i = 0, n = 0; i < items->len || (!n && (printf("  none\n"), 0)); i++) {
                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
@@ -207,6 +213,11 @@ static void print_status(GPtrArray *items)
                        get(r, "uid"), since, *get(r, "reason") ? ": " : "", get(r, "reason"));
                 n++;
         }
+}
+
+/* status: disables, watchers and registered fds */
+static void print_holds(GPtrArray *items)
+{
         for (guint i = 0; i < items->len; i++) {
                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
                 const char *t = suspendctl_record_type(r);
@@ -222,6 +233,11 @@ static void print_status(GPtrArray *items)
                                strcmp(get(r, "readable"), "1") == 0 ? " (readable)" : "");
                 }
         }
+}
+
+/* status: the alarms, or "none" */
+static void print_alarms(GPtrArray *items)
+{
         printf("alarms:\n");
         for (guint i = 0, n = 0; i < items->len || (!n && (printf("  none\n"), 0)); i++) {
                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
@@ -236,6 +252,11 @@ static void print_status(GPtrArray *items)
                        strcmp(get(r, "holding"), "1") == 0 ? "  [HOLDING]" : "");
                 n++;
         }
+}
+
+/* status: the attempt in progress and the history, or "none yet" */
+static void print_attempts(GPtrArray *items)
+{
         printf("attempts (newest first):\n");
         for (guint i = 0, n = 0; i < items->len || (!n && (printf("  none yet\n"), 0)); i++) {
                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
@@ -254,6 +275,11 @@ static void print_status(GPtrArray *items)
                 printf("\n");
                 n++;
         }
+}
+
+/* status: the counters */
+static void print_counters(GPtrArray *items)
+{
         for (guint i = 0; i < items->len; i++) {
                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
                 if (strcmp(suspendctl_record_type(r), "counters") == 0)
@@ -261,6 +287,16 @@ static void print_status(GPtrArray *items)
                                get(r, "attempts"), get(r, "suspends"), get(r, "aborts"), get(r, "dark_resumes"),
                                get(r, "clients"), get(r, "late_watchers"));
         }
+}
+
+static void print_status(GPtrArray *items)
+{
+        print_daemon_and_kernel(items);
+        print_blockers(items);
+        print_holds(items);
+        print_alarms(items);
+        print_attempts(items);
+        print_counters(items);
 }
 
 static void print_json_items(GPtrArray *items)
