@@ -3,15 +3,18 @@
 
 # Start suspendd under systemd as a transient unit with the daemon's options (restart on
 # failure); SUSPENDD_UNIT=1 uses the installed suspendd.socket/suspendd.service instead;
-# SUSPENDD_BIN=PATH runs another build (a test mutant copied into the guest, HACKING.md).
+# SUSPENDD_BIN=PATH runs another build (a test mutant copied into the guest, HACKING.md);
+# SUSPENDD_ENV="VAR=VALUE ..." sets the transient daemon's environment (wakeup-dance's preload).
 start_suspendd() {
+  local env=() kv
   systemctl stop suspendd.service suspendd.socket suspendd-t.service >/dev/null 2>&1
   systemctl reset-failed suspendd-t.service >/dev/null 2>&1
   if [ -n "${SUSPENDD_UNIT:-}" ]; then
     systemctl start suspendd.socket suspendd.service
   else
+    for kv in ${SUSPENDD_ENV:-}; do env+=("--setenv=$kv"); done
     systemd-run --quiet --unit=suspendd-t --property=Type=notify --property=Restart=on-failure \
-      --property=RestartSec=1 "${SUSPENDD_BIN:-/usr/sbin/suspendd}" -v "$@"
+      --property=RestartSec=1 "${env[@]}" "${SUSPENDD_BIN:-/usr/sbin/suspendd}" -v "$@"
   fi
   for _ in $(seq 50); do suspendctl status >/dev/null 2>&1 && return 0; sleep 0.2; done
   return 1
