@@ -74,12 +74,32 @@ static void send_msg(int fd, const char *fmt, ...)
                 die("send");
 }
 
+/* A suspend freezes this process too: the freezer's fake signal makes a recv() with
+ * SO_RCVTIMEO, or a poll(), fail with EINTR (not restarted). That is not the daemon's answer. */
+static ssize_t recv_retry(int fd, void *buf, size_t size, int flags)
+{
+        ssize_t n;
+        do
+                n = recv(fd, buf, size, flags);
+        while (n < 0 && errno == EINTR);
+        return n;
+}
+
+static int poll_retry(struct pollfd *p, nfds_t n, int timeout_ms)
+{
+        int r;
+        do
+                r = poll(p, n, timeout_ms);
+        while (r < 0 && errno == EINTR);
+        return r;
+}
+
 /* Receive until a message starting with `prefix` (and containing `needle`, if given). */
 static void recv_until(int fd, const char *prefix, const char *needle, char *out, size_t size)
 {
         char buf[4096];
         for (;;) {
-                ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+                ssize_t n = recv_retry(fd, buf, sizeof buf - 1, 0);
                 if (n <= 0) {
                         fprintf(stderr, "suspendd-bench: %s while waiting for %s\n",
                                 n == 0 ? "connection closed" : strerror(errno), prefix);
@@ -290,13 +310,13 @@ static int cmd_fanout(const char *path, int watchers, int rounds)
                 }
                 sscanf(strstr(buf, "attempt=") + 8, "%31[0-9]", attempt);
                 while (answered < watchers) {
-                        if (poll(p, (nfds_t)watchers, 10000) <= 0)
+                        if (poll_retry(p, (nfds_t)watchers, 10000) <= 0)
                                 die("poll (watchers)");
                         for (int i = 0; i < watchers; i++) {
                                 ssize_t n;
                                 if (!(p[i].revents & POLLIN))
                                         continue;
-                                n = recv(w[i], buf, sizeof buf - 1, 0);
+                                n = recv_retry(w[i], buf, sizeof buf - 1, 0);
                                 if (n <= 0)
                                         die("watcher closed");
                                 buf[n] = '\0';
@@ -313,7 +333,7 @@ static int cmd_fanout(const char *path, int watchers, int rounds)
                 send_msg(req, "status seq=%d", 1000 + r);
                 notify[r] = -1;   /* stays so only if the status has no notify_us for it: checked below */
                 for (;;) {
-                        ssize_t n = recv(req, buf, sizeof buf - 1, 0);
+                        ssize_t n = recv_retry(req, buf, sizeof buf - 1, 0);
                         if (n <= 0)
                                 die("status");
                         buf[n] = '\0';
@@ -358,7 +378,7 @@ static double daemon_cycle(int fd, int *seq)
                 bool idle = false;
                 send_msg(fd, "status seq=%d", ++*seq);
                 for (;;) {
-                        ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
+                        ssize_t n = recv_retry(fd, buf, sizeof buf - 1, 0);
                         if (n <= 0)
                                 die("status");
                         buf[n] = '\0';

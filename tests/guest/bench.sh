@@ -2,14 +2,15 @@
 # The kernel comparisons of BENCHMARKS.md, measured inside the QEMU guest. It only measures:
 # every figure is printed as raw samples ("# bench KEY v1,v2,..."), and tests/bench/run on the
 # host turns them into means, intervals, ratios and verdicts (tests/bench/benchstats.py).
-#   on the host:   tests/guest/bench.sh --host BUILDDIR OUTDIR   (boots the guest, prints the
-#                  "bench" lines; exit 1 if the guest measured nothing or failed)
+#   on the host:   tests/guest/bench.sh --host BUILDDIR OUTDIR [KERNEL-VERSION]   (boots the
+#                  guest on the patched kernel, 6.1 by default, prints the "bench" lines; exit 1
+#                  if the guest measured nothing or failed)
 #   in the guest:  run by the guest's test runner
 set -u
 if [ "${1:-}" = --host ]; then
-  builddir=$2 out=$3
+  builddir=$2 out=$3 version=${4:-6.1}
   top=$(cd "$(dirname "$0")/../.." && pwd)
-  kernel=$("$top/vm-image/build-kernel") || exit 1
+  kernel=$("$top/vm-image/build-kernel" --kernel "$version") || exit 1
   guest_build=$builddir/vm-build
   mkdir -p "$guest_build"
   [ -f "$guest_build/Makefile" ] || (cd "$guest_build" && "$top/configure" -q --prefix=/usr --sysconfdir=/etc \
@@ -23,8 +24,8 @@ if [ "${1:-}" = --host ]; then
   sed -n 's/^# bench /bench /p' "$tap"
   exit 0
 fi
+. "$(dirname "$0")/lib.sh"   # exits 77 unless inside the guest: this script writes /sys/power
 cd "$(dirname "$0")"
-. ./lib.sh   # exits 77 unless inside the guest: this script writes /sys/power
 B=../bench/suspendd-bench
 N=20000        # block/unblock and wake_lock pairs in all, over ROUNDS interleaved rounds
 ROUNDS=10
