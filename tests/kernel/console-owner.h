@@ -10,6 +10,7 @@
 #pragma once
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -46,9 +47,11 @@ static bool owner_wait(const sigset_t *set, int want, double secs)
 }
 
 /* The owner's exit status: 0 all happened; 2 no VT to own; 3 no release signal (no transition
- * reached the console switch within 30 s); 4 no switch back within 30 s. It writes one byte
- * 'r' to ready_fd once it owns the VT; it keeps no other descriptor of its parent's. */
-static pid_t console_owner(void (*event)(void), int ready_fd)
+ * reached the console switch within 30 s); 4 no switch back within 30 s; 5 no go (below). It
+ * writes one byte 'r' to ready_fd once it owns the VT, and 'w' once a transition is held at its
+ * switch. With go_fd >= 0 it then waits (at most 30 s) for one byte on go_fd before event(), so
+ * that the parent acts inside the transition; it keeps no other descriptor of its parent's. */
+static pid_t console_owner_go(void (*event)(void), int ready_fd, int go_fd)
 {
         pid_t pid = fork();
         if (pid != 0)
@@ -61,9 +64,9 @@ static pid_t console_owner(void (*event)(void), int ready_fd)
         int tty0, tty, code = 0;
 
         /* a forked child shares its parent's /dev/sleepctl holders (one open file each) */
-        if (ready_fd > 3)
-                close_range(3, (unsigned)ready_fd - 1, 0);
-        close_range(ready_fd < 3 ? 3 : (unsigned)ready_fd + 1, ~0U, 0);
+        for (int fd = 3; fd < 1024; fd++)
+                if (fd != ready_fd && fd != go_fd)
+                        close(fd);
         sigemptyset(&set);
         sigaddset(&set, SIGUSR1);
         sigaddset(&set, SIGUSR2);
@@ -80,6 +83,12 @@ static pid_t console_owner(void (*event)(void), int ready_fd)
         if (!owner_wait(&set, SIGUSR1, 30)) {
                 code = 3;
         } else {
+                struct pollfd p = { .fd = go_fd, .events = POLLIN };
+                char go;
+                if (write(ready_fd, "w", 1) != 1)
+                        code = 2;
+                if (go_fd >= 0 && (poll(&p, 1, 30000) != 1 || read(go_fd, &go, 1) != 1))
+                        code = 5;
                 if (event)
                         event();
                 ioctl(tty, VT_RELDISP, 1);
@@ -89,4 +98,9 @@ static pid_t console_owner(void (*event)(void), int ready_fd)
         vm.mode = VT_AUTO;   /* a dead owner would be reset by the kernel too, at the next switch */
         ioctl(tty, VT_SETMODE, &vm);
         _exit(code);
+}
+
+static inline pid_t console_owner(void (*event)(void), int ready_fd)
+{
+        return console_owner_go(event, ready_fd, -1);
 }

@@ -29,82 +29,11 @@
 #include "../../daemon/sleepctl-uapi.h"
 #include "console-owner.h"
 #include "guest-tap.h"
+#include "transition.h"
 
 #ifndef SLEEPCTL_MAX_TIMEOUT_MS   /* a uapi header of a series before the limit */
 #define SLEEPCTL_MAX_TIMEOUT_MS 86400000u
 #endif
-
-#define DEV "/dev/sleepctl"
-#define STATE "/sys/power/state"
-#define MODE "/sys/power/sleep_mode"
-
-static double now_s(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int holder(unsigned timeout_ms)
-{
-        int fd = open(DEV, O_RDWR | O_CLOEXEC);
-        uint32_t t = timeout_ms;
-        if (fd >= 0 && write(fd, &t, sizeof t) != sizeof t) {
-                close(fd);
-                return -1;
-        }
-        return fd;
-}
-
-static void on_usr1(int sig) { (void)sig; }
-
-/* A child that writes "what" to /sys/power/state, first moving itself into the cgroup dir unless
- * it is NULL; it exits 0 on success, else with the errno (254: the cgroup move failed). */
-static pid_t start_transition_in(const char *dir, const char *what)
-{
-        pid_t pid = fork();
-        if (pid == 0) {
-                struct sigaction sa = { .sa_handler = on_usr1 };   /* no SA_RESTART */
-                char procs[256];
-                /* a forked child shares the parent's holders (one open file each): not this one */
-                close_range(3, ~0U, 0);
-                sigaction(SIGUSR1, &sa, NULL);
-                snprintf(procs, sizeof procs, "%s/cgroup.procs", dir ? dir : "");
-                if (dir && put(procs, "0") < 0)
-                        _exit(254);
-                long r = put(STATE, what);
-                _exit(r == (long)strlen(what) ? 0 : r < 0 ? (int)-r : 255);
-        }
-        return pid;
-}
-
-static pid_t start_transition(const char *what)
-{
-        return start_transition_in(NULL, what);
-}
-
-/* Waits up to secs for the child; returns its exit status, or -1 if it is still running. */
-static int finished_within(pid_t pid, double secs)
-{
-        double end = now_s() + secs;
-        int st;
-        do {
-                pid_t r = waitpid(pid, &st, WNOHANG);
-                if (r == pid)
-                        return WIFEXITED(st) ? WEXITSTATUS(st) : 254;
-                usleep(20000);
-        } while (now_s() < end);
-        return -1;
-}
-
-static void reap(pid_t pid)
-{
-        int st;
-        if (finished_within(pid, 0) < 0) {
-                kill(pid, SIGKILL);
-                waitpid(pid, &st, 0);
-        }
-}
 
 #define CGROUP "/sys/fs/cgroup/sleepctl-test"
 
@@ -184,15 +113,6 @@ static long activations(const char *name, int *matching)
         if (d)
                 closedir(d);
         return sum;
-}
-
-/* a wakeup event made inside the transition by the console owner (console-owner.h) */
-static void holder_event(void)
-{
-        int h = holder(0);
-        ioctl(h, SLEEPCTL_STAY_AWAKE);
-        ioctl(h, SLEEPCTL_RELAX);
-        close(h);
 }
 
 /* A writer queued behind a holder, the holder relaxed: the writer's wait ends and its suspend

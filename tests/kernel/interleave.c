@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Guest test of the cooperative guard when transitions run at once (issue 30, kernel-patches/0002):
+ * the wakeup count a transition's cooperative wait ended at guards that transition only, from the
+ * wait to its end, whatever another transition does meanwhile: a SNAPSHOT_FREEZE that loses the
+ * transition mutex, an open of /dev/snapshot whose wait ended with it, a hibernation queued behind
+ * a suspend. Each interleaving is put in place with a VT_PROCESS console owner holding the first
+ * transition at its console switch (console-owner.h) and checked by where the other processes
+ * sleep (/proc/PID/wchan), not by timing; each prints a verdict: guarded (aborted or waiting) or
+ * not. pm_test=freezer: nothing really sleeps. Guest only; TAP on stdout. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/suspend_ioctls.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/vt.h>
+#include <unistd.h>
+
+#include "console-owner.h"
+#include "guest-tap.h"
+#include "transition.h"
+
+/* the step an interleaving stopped at, for the diagnostics */
+static const char *why;
+static char why_buf[256];
+static void wchan(pid_t pid, char *buf, size_t size);
+
+/* why, with where pid sleeps (or how it ended) */
+static void why_at(const char *step, pid_t pid)
+{
+        char w[128] = "";
+        int st = finished_within(pid, 0);
+        if (st == -1)
+                wchan(pid, w, sizeof w);
+        snprintf(why_buf, sizeof why_buf, "%s (pid %d %s%s)", step, (int)pid,
+                 st == -1 ? "sleeps in " : "exited ", st == -1 ? (w[0] ? w : "-") : strerror(st));
+        why = why_buf;
+}
+
+/* One byte from fd within secs, or 0 (timeout, EOF). */
+static char byte_within(int fd, double secs)
+{
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        char c = 0;
+        if (poll(&p, 1, (int)(secs * 1000)) != 1 || read(fd, &c, 1) != 1)
+                return 0;
+        return c;
+}
+
+/* Where pid sleeps in the kernel (/proc/PID/wchan); "" if it runs or is gone. */
+static void wchan(pid_t pid, char *buf, size_t size)
+{
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/wchan", (int)pid);
+        get(path, buf, size);
+        buf[strcspn(buf, "\n")] = '\0';
+        if (strcmp(buf, "0") == 0)
+                buf[0] = '\0';
+}
+
+/* Waits up to secs until pid sleeps in the cooperative wait (want) or sleeps anywhere else
+ * (!want): the wait is pm_get_wakeup_count(). */
+static bool sleeps_in_wait(pid_t pid, bool want, double secs)
+{
+        double end = now_s() + secs;
+        char w[128];
+        do {
+                wchan(pid, w, sizeof w);
+                if (w[0] && (strcmp(w, "pm_get_wakeup_count") == 0) == want)
+                        return true;
+                usleep(10000);
+        } while (now_s() < end);
+        return false;
+}
+
+/* A hibernation through the snapshot device, in a child: open /dev/snapshot, one byte from
+ * go_fd, SNAPSHOT_FREEZE (its cooperative wait comes first). Frozen, it makes a wakeup event of
+ * its own and asks for the image (SNAPSHOT_CREATE_IMAGE: with pm_test=devices the devices are
+ * suspended, which checks for wakeup events, and resumed). Exit 0 if the image call went through,
+ * its errno if it failed (EBUSY: the event was seen), 100 + errno if FREEZE failed. */
+static pid_t start_snapshot(int go_fd)
+{
+        pid_t pid = fork();
+        if (pid == 0) {
+                int s, r = 0, loaded;
+                for (int fd = 3; fd < 1024; fd++)
+                        if (fd != go_fd)
+                                close(fd);
+                s = open("/dev/snapshot", O_RDONLY | O_CLOEXEC);
+                if (s < 0)
+                        _exit(200);
+                if (byte_within(go_fd, 30) == 0)
+                        _exit(201);
+                if (ioctl(s, SNAPSHOT_FREEZE) < 0)
+                        _exit(100 + errno);
+                holder_event();
+                if (ioctl(s, SNAPSHOT_CREATE_IMAGE, &loaded) < 0)
+                        r = errno;
+                ioctl(s, SNAPSHOT_UNFREEZE);
+                close(s);
+                _exit(r);
+        }
+        return pid;
+}
+
+/* Two cooperative transitions whose waits end together, behind one holder: a hibernation F
+ * through /dev/snapshot (SNAPSHOT_FREEZE) and a suspend S (a state write). F takes the transition
+ * mutex (the wait queue wakes its newest sleeper first: F waits last); S's trylock loses (EBUSY)
+ * and S ends. F's guard, saved by F's own wait, must outlive S's end: a wakeup event F makes
+ * while frozen must fail its image (EBUSY). Returns F's exit (EBUSY: guarded; 0: not), -2 if
+ * the interleaving did not happen (S did not lose the mutex); S's exit in *s_exit. */
+static int freeze_wins(bool with_suspend, int *s_exit)
+{
+        int h = holder(0), fgo[2], r = -2;
+        pid_t s = -1, fz;
+
+        *s_exit = -1;
+        if (h < 0 || pipe(fgo) < 0)
+                return -2;
+        fz = start_snapshot(fgo[0]);
+        if (!sleeps_in_wait(fz, false, 10)) {   /* opened, waiting for its go */
+                why_at("the snapshot device did not open", fz);
+                goto out;
+        }
+        ioctl(h, SLEEPCTL_STAY_AWAKE);
+        s = with_suspend ? start_transition("mem") : -1;
+        if (with_suspend && !sleeps_in_wait(s, true, 10)) {
+                why_at("the suspend did not wait for the holder", s);
+                goto out;
+        }
+        if (write(fgo[1], "g", 1) != 1 || !sleeps_in_wait(fz, true, 10)) {
+                why_at("SNAPSHOT_FREEZE did not wait for the holder", fz);
+                goto out;
+        }
+        ioctl(h, SLEEPCTL_RELAX);
+        *s_exit = with_suspend ? finished_within(s, 30) : EBUSY;
+        r = finished_within(fz, 60);
+        why = NULL;
+        if (*s_exit != EBUSY || r >= 100) {
+                snprintf(why_buf, sizeof why_buf, "the suspend took the mutex (suspend exit %d, freeze exit %d)",
+                         *s_exit, r);
+                why = why_buf;
+                r = -2;
+        }
+out:
+        if (s > 0)
+                reap(s);
+        reap(fz);
+        ioctl(h, SLEEPCTL_RELAX);
+        close(h);
+        close(fgo[0]);
+        close(fgo[1]);
+        return r;
+}
+
+/* Back on VT 1 before a console owner takes the foreground VT: a transition that ended while
+ * another owned the VT may leave the suspend console in front, and a switch to the console
+ * already in front is no switch at all (console-owner.h would wait for nothing). */
+static void back_to_vt1(void)
+{
+        int t = open("/dev/tty0", O_RDWR | O_CLOEXEC | O_NOCTTY);
+        if (t >= 0) {
+                ioctl(t, VT_ACTIVATE, 1);
+                ioctl(t, VT_WAITACTIVE, 1);
+                close(t);
+        }
+}
+
+/* A hibernation H (a "disk" write) started while a suspend S is held at its console switch, so
+ * that H's cooperative wait ends during S and H queues for the transition behind it; then a
+ * holder becomes active and stays. S aborts (the event is inside it); H must not go through past
+ * the active holder: EBUSY (aborted) or still waiting is guarded, 0 is not. Returns H's exit (-1:
+ * still waiting after 10 s), -2 if the interleaving did not happen; S's exit in *s_exit. */
+static int hibernation_behind_suspend(int *s_exit, int *owner)
+{
+        int h = holder(0), ready[2], go[2], r = -2;
+        pid_t o, s = -1, hb = -1;
+
+        *s_exit = *owner = -1;
+        if (h < 0 || pipe(ready) < 0 || pipe(go) < 0)
+                return -2;
+        o = console_owner_go(NULL, ready[1], go[0]);
+        why = "no VT for the console owner";
+        if (byte_within(ready[0], 10) != 'r')
+                goto out;
+        s = start_transition("mem");
+        if (byte_within(ready[0], 10) != 'w') {
+                why_at("the suspend was not held at its console switch", s);
+                goto out;
+        }
+        hb = start_transition("disk");
+        if (!sleeps_in_wait(hb, false, 10)) {   /* past its wait (none: no holder), queued */
+                why_at("the hibernation did not queue behind the suspend", hb);
+                goto out;
+        }
+        why = NULL;
+        ioctl(h, SLEEPCTL_STAY_AWAKE);
+        if (write(go[1], "g", 1) != 1)
+                goto out;
+        *s_exit = finished_within(s, 30);
+        r = finished_within(hb, 10);
+out:
+        ioctl(h, SLEEPCTL_RELAX);
+        *owner = why ? -1 : finished_within(o, 30);   /* a failed step: no transition to let go */
+        reap(o);
+        if (s > 0)
+                reap(s);
+        if (hb > 0) {
+                if (r == -1)
+                        finished_within(hb, 30);   /* it goes on once RELAX let it */
+                reap(hb);
+        }
+        close(h);
+        for (int i = 0; i < 2; i++)
+                close(ready[i]), close(go[i]);
+        return r;
+}
+
+int main(void)
+{
+        int r;
+
+        require_guest();
+        if (access(DEV, F_OK) != 0) {
+                printf("1..0 # SKIP no %s: the kernel lacks kernel-patches/0002\n", DEV);
+                return 77;
+        }
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        put("/sys/power/pm_test", "freezer");
+        put("/sys/module/suspend/parameters/pm_test_delay", "0");
+        put(MODE, "cooperative");
+        /* Interleaved transitions (issue 30): the guard saved by one transition's cooperative
+         * wait must not be lost to another transition's end. */
+        {
+                int runs = 3, owner, s_exit, guarded = 0, lost = 0, happened = 0;
+                put("/sys/power/pm_test", "devices");
+                /* the control: the freeze alone, its guard is what fails the image */
+                for (int i = 0; i < runs; i++) {
+                        why = NULL;
+                        r = freeze_wins(false, &s_exit);
+                        printf("# freeze alone, run %d: freeze exit %d%s%s\n", i, r, why ? ": " : "", why ? why : "");
+                        guarded += r == EBUSY;
+                }
+                ok(guarded == runs, "control: a SNAPSHOT_FREEZE alone, after its wait behind a holder: an event "
+                   "while frozen fails the image (EBUSY) in %d of %d", guarded, runs);
+                guarded = 0;
+                for (int i = 0; i < runs; i++) {
+                        why = NULL;
+                        r = freeze_wins(true, &s_exit);
+                        printf("# freeze run %d: freeze exit %d, suspend exit %d%s%s\n", i, r, s_exit,
+                               why ? ": " : "", why ? why : "");
+                        happened += r != -2;
+                        guarded += r == EBUSY;
+                }
+                put("/sys/power/pm_test", "freezer");
+                ok(guarded == runs, "a SNAPSHOT_FREEZE and a suspend whose waits end together: the suspend loses "
+                   "the mutex and ends, the freeze's guard stays: an event while frozen fails the image (EBUSY) "
+                   "in %d of %d (the interleaving happened %d times)", guarded, runs, happened);
+                guarded = happened = 0;
+                for (int i = 0; i < runs; i++) {
+                        back_to_vt1();
+                        why = NULL;
+                        r = hibernation_behind_suspend(&s_exit, &owner);
+                        printf("# queued run %d: hibernation exit %d, suspend exit %d, owner %d%s%s\n", i, r, s_exit,
+                               owner, why ? ": " : "", why ? why : "");
+                        happened += r != -2;
+                        guarded += r == EBUSY || r == -1;
+                        lost += r == 0;
+                }
+                ok(guarded == runs, "a hibernation queued behind a suspend does not go through past a holder "
+                   "that became active during the suspend: aborted or waiting in %d of %d, through in %d "
+                   "(the interleaving happened %d times)", guarded, runs, lost, happened);
+        }
+
+        put(MODE, "direct");
+        put("/sys/power/pm_test", "none");
+        return finish();
+}
