@@ -1,14 +1,12 @@
 # kernel-patches/: the series (README). Its guest tests (tests/kernel/) are built here and run in
 # the QEMU guest on the patched kernels (6.1/ and 6.12/, VM_KERNELS in vm-image/local.mk) by
 # `make check-vm`; on the host they are never run.
-KERNEL_TESTS += tests/kernel/sleep-mode.test tests/kernel/sleepctl.test
+KERNEL_TESTS += tests/kernel/sleep-mode.test tests/kernel/sleepctl.test tests/kernel/interleave.test
 noinst_PROGRAMS += tests/kernel/sleep-mode.test tests/kernel/sleepctl.test tests/kernel/interleave.test
 tests_kernel_sleep_mode_test_SOURCES = tests/kernel/sleep-mode.c tests/kernel/guest-tap.h
 tests_kernel_sleepctl_test_SOURCES = tests/kernel/sleepctl.c tests/kernel/guest-tap.h tests/kernel/console-owner.h \
 	tests/kernel/transition.h daemon/sleepctl-uapi.h
-# interleave.test (issue 30): transitions run at once. It shows the global guard's failures on
-# the series as they are, so it joins KERNEL_TESTS with the fix; run it by hand meanwhile:
-# vm-image/quick-kernel --kernel 6.1 interleave
+# interleave.test (issue 30): transitions run at once, each guarded by its own count
 tests_kernel_interleave_test_SOURCES = tests/kernel/interleave.c tests/kernel/guest-tap.h \
 	tests/kernel/console-owner.h tests/kernel/transition.h daemon/sleepctl-uapi.h
 EXTRA_DIST += kernel-patches/README \
