@@ -247,7 +247,10 @@ int main(void)
                 ok(guarded == runs, "control: a SNAPSHOT_FREEZE alone, after its wait behind a holder: an event "
                    "while frozen fails the image (EBUSY) in %d of %d", guarded, runs);
                 guarded = 0;
-                for (int i = 0; i < runs; i++) {
+                /* which of the two takes the mutex is the scheduler's choice (the freeze, every time
+                 * in the quick guest; the suspend in 2 of 3 once in the Debian guest on 6.12): try
+                 * until the freeze has won `runs` times */
+                for (int i = 0; happened < runs && i < 10 * runs; i++) {
                         why = NULL;
                         r = freeze_wins(true, &s_exit);
                         printf("# freeze run %d: freeze exit %d, suspend exit %d%s%s\n", i, r, s_exit,
@@ -256,9 +259,10 @@ int main(void)
                         guarded += r == EBUSY;
                 }
                 put("/sys/power/pm_test", "freezer");
-                ok(guarded == runs, "a SNAPSHOT_FREEZE and a suspend whose waits end together: the suspend loses "
-                   "the mutex and ends, the freeze's guard stays: an event while frozen fails the image (EBUSY) "
-                   "in %d of %d (the interleaving happened %d times)", guarded, runs, happened);
+                ok(guarded == runs && happened == runs, "a SNAPSHOT_FREEZE and a suspend whose waits end together: "
+                   "the suspend loses the mutex and ends, the freeze's guard stays: an event while frozen fails "
+                   "the image (EBUSY) in %d of the %d runs where the freeze won (%d wanted)", guarded, happened,
+                   runs);
                 guarded = happened = 0;
                 for (int i = 0; i < runs; i++) {
                         back_to_vt1();
