@@ -223,14 +223,7 @@ int main(void)
 {
         int r;
 
-        require_guest();
-        if (access(DEV, F_OK) != 0) {
-                printf("1..0 # SKIP no %s: the kernel lacks kernel-patches/0002\n", DEV);
-                return 77;
-        }
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        put("/sys/power/pm_test", "freezer");
-        put("/sys/module/suspend/parameters/pm_test_delay", "0");
+        start_sleepctl_test();
         put(MODE, "cooperative");
         /* Interleaved transitions (issue 30): the guard saved by one transition's cooperative
          * wait must not be lost to another transition's end. */

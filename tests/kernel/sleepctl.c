@@ -156,14 +156,7 @@ int main(void)
         pid_t pid;
         double t0;
 
-        require_guest();
-        if (access(DEV, F_OK) != 0) {
-                printf("1..0 # SKIP no %s: the kernel lacks kernel-patches/0002\n", DEV);
-                return 77;
-        }
-        setvbuf(stdout, NULL, _IOLBF, 0);
-        put("/sys/power/pm_test", "freezer");
-        put("/sys/module/suspend/parameters/pm_test_delay", "0");
+        start_sleepctl_test();
 
         /* the device's ABI */
         fd = open(DEV, O_RDWR | O_CLOEXEC);

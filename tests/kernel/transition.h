@@ -95,3 +95,17 @@ static void holder_event(void)
         ioctl(h, SLEEPCTL_RELAX);
         close(h);
 }
+
+/* The start of a test of 0002: guest only (exits 77 elsewhere), a skip without /dev/sleepctl,
+ * TAP lines unbuffered, and pm_test=freezer with no delay so no transition really sleeps. */
+static void start_sleepctl_test(void)
+{
+        require_guest();
+        if (access(DEV, F_OK) != 0) {
+                printf("1..0 # SKIP no %s: the kernel lacks kernel-patches/0002\n", DEV);
+                exit(77);
+        }
+        setvbuf(stdout, NULL, _IOLBF, 0);
+        put("/sys/power/pm_test", "freezer");
+        put("/sys/module/suspend/parameters/pm_test_delay", "0");
+}
