@@ -18,6 +18,7 @@
 #define DEV "/dev/sleepctl"
 #define STATE "/sys/power/state"
 #define MODE "/sys/power/sleep_mode"
+#define WAKEUP_COUNT "/sys/power/wakeup_count"
 
 static double now_s(void)
 {
