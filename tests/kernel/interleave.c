@@ -62,37 +62,37 @@ static void wchan(pid_t pid, char *buf, size_t size)
                 buf[0] = '\0';
 }
 
-/* Waits up to secs until pid sleeps in the cooperative wait (want) or sleeps anywhere else
- * (!want): the wait is pm_get_wakeup_count(). */
-static bool sleeps_in_wait(pid_t pid, bool want, double secs)
+/* Whether pid has exited (a zombie counts: its parent has not reaped it). */
+static bool exited(pid_t pid)
+{
+        char stat[256], path[64];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+        get(path, stat, sizeof stat);
+        return !stat[0] || strstr(stat, ") Z ") || strstr(stat, ") X ");
+}
+
+/* Waits up to secs until pid sleeps in the kernel function fn (in) or sleeps anywhere else
+ * (!in), or, with or_exited, has exited. */
+static bool wchan_until(pid_t pid, const char *fn, bool in, bool or_exited, double secs)
 {
         double end = now_s() + secs;
         char w[128];
         do {
+                if (or_exited && exited(pid))
+                        return true;
                 wchan(pid, w, sizeof w);
-                if (w[0] && (strcmp(w, "pm_get_wakeup_count") == 0) == want)
+                if (w[0] && (strcmp(w, fn) == 0) == in)
                         return true;
                 usleep(10000);
         } while (now_s() < end);
         return false;
 }
 
-/* Waits up to secs until pid sleeps in the kernel function fn, or has exited. */
-static bool sleeps_in(pid_t pid, const char *fn, double secs)
+/* Waits up to secs until pid sleeps in the cooperative wait, pm_get_wakeup_count() (want), or
+ * sleeps anywhere else (!want). */
+static bool sleeps_in_wait(pid_t pid, bool want, double secs)
 {
-        double end = now_s() + secs;
-        char w[128], stat[256], path[64];
-        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-        do {
-                get(path, stat, sizeof stat);
-                if (!stat[0] || strstr(stat, ") Z ") || strstr(stat, ") X "))
-                        return true;
-                wchan(pid, w, sizeof w);
-                if (strcmp(w, fn) == 0)
-                        return true;
-                usleep(10000);
-        } while (now_s() < end);
-        return false;
+        return wchan_until(pid, "pm_get_wakeup_count", want, false, secs);
 }
 
 /* Writes a count other than the current one to wakeup_count: EINVAL, and no count is saved. */
@@ -132,7 +132,7 @@ static pid_t start_snapshot(int go_fd, bool stale_count_write)
                 /* The rivals' attempts end before the event: each is frozen on its way out (a
                  * rival queued for the mutex is not frozen until its attempt has returned). */
                 for (int i = 0; i < 2; i++)
-                        if (rivals[i] > 0 && !sleeps_in(rivals[i], "__refrigerator", 10))
+                        if (rivals[i] > 0 && !wchan_until(rivals[i], "__refrigerator", true, true, 10))
                                 _exit(203);
                 if (stale_count_write && put_stale_count() != -EINVAL)
                         _exit(202);
