@@ -108,6 +108,7 @@ typedef enum {
 typedef struct {
         uint64_t id;
         AttemptKind kind;
+        SleepState sleep;                 /* what it puts the machine into */
         gint64 started_ms, ended_ms;      /* wall clock: when, never how long */
         gint64 started_boot_us;           /* CLOCK_BOOTTIME at the start */
         uint64_t duration_ms;             /* start → end on CLOCK_BOOTTIME (a sleep included) */
@@ -197,7 +198,11 @@ struct Daemon {
         char fd_detail[160];
         char veto_reason[300];
         bool user_requested, app_requested;    /* queued requests */
+        SleepState requested_sleep;            /* … and what they asked for */
         bool dark_pending;                     /* re-suspend after an alarm's hold */
+        SleepState dark_sleep;                 /* … into this (suspend-then-hibernate goes on) */
+        time_t hibernate_at;           /* suspend-then-hibernate: when the suspend becomes a
+                                        * hibernation (wall clock, as the RTC), 0 if none */
         unsigned backoff_ms;
         guint backoff_timer;
         gint64 commit_boot_us;         /* CLOCK_BOOTTIME just before the state write */
@@ -205,6 +210,7 @@ struct Daemon {
         bool at_prepare_valid;
         WakeupSnapshot before_sleep;   /* … and when it was read again at COMMIT */
         time_t armed_alarm;
+        bool armed_for_hibernate;      /* the RTC is armed for hibernate_at, not for an alarm */
         bool shutting_down;
 
         /* alarms */
@@ -344,7 +350,7 @@ void attempt_init(Daemon *d);
  * end of logind's wait. Called by loop.c's settle source, and by request.c when a request's
  * change must be decided before its reply. */
 void attempt_settle(Daemon *d);
-uint64_t attempt_request(Daemon *d, AttemptKind kind);
+uint64_t attempt_request(Daemon *d, AttemptKind kind, SleepState sleep);
 void attempt_answer(Daemon *d, Client *c, bool ready, const char *reason);
 void attempt_fd_owner_answered(Daemon *d, Client *c);
 void attempt_refresh_fd_blockers(Daemon *d);      /* drop those whose fds are no longer readable */   /* clears its readable-fd blocker */

@@ -313,17 +313,31 @@ static int validate_field(const SdpFieldSpec *f, const char *value, SdpProblem *
 
 int sdp_validate(const SdpMessage *msg, SdpProblem *p)
 {
+        return sdp_validate_version(msg, SDP_VERSION, p);
+}
+
+int sdp_validate_version(const SdpMessage *msg, unsigned version, SdpProblem *p)
+{
         const SdpTypeSpec *spec = sdp_type_spec(msg->type);
         if (!spec)
                 return problem(p, SDP_E_UNKNOWN_REQUEST, NULL, "unknown message type");
 
         for (unsigned i = 0; i < msg->n_fields; i++) {
                 const SdpFieldSpec *f = sdp_field_spec(spec, msg->fields[i].key);
+                /* requests are strict per version: a field from a later one is unknown here */
+                if (f && spec->kind == SDP_REQUEST && f->since > version)
+                        f = NULL;
                 for (unsigned j = 0; j < i; j++)
                         if (strcmp(msg->fields[i].key, msg->fields[j].key) == 0)
                                 return problem(p, SDP_E_DUPLICATE_FIELD, msg->fields[i].key,
                                                "field %s given twice", msg->fields[i].key);
                 if (!f) {
+                        const SdpFieldSpec *later = sdp_field_spec(spec, msg->fields[i].key);
+                        if (spec->kind == SDP_REQUEST && later)
+                                return problem(p, SDP_E_UNKNOWN_FIELD, msg->fields[i].key,
+                                               "%s takes a field %s from protocol version %u on "
+                                               "(this connection speaks %u)", spec->name,
+                                               msg->fields[i].key, later->since, version);
                         if (spec->kind == SDP_REQUEST)
                                 return problem(p, SDP_E_UNKNOWN_FIELD, msg->fields[i].key,
                                                "%s does not take a field %s", spec->name,
@@ -433,7 +447,8 @@ static int parse_fields(SdpMessage *msg, const char *s, const char *end, const v
         return 0;
 }
 
-static int decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p, bool requests_only)
+static int decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p, bool requests_only,
+                  unsigned version)
 {
         const char *s = buf, *end;
         const char *verb;
@@ -480,17 +495,17 @@ static int decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p, b
         }
         if (parse_fields(msg, s, end, buf, p) < 0)
                 return -EINVAL;
-        return sdp_validate(msg, p);
+        return sdp_validate_version(msg, version, p);
 }
 
 int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
 {
-        return decode(msg, buf, len, p, false);
+        return decode(msg, buf, len, p, false, SDP_VERSION);
 }
 
-int sdp_decode_request(SdpMessage *msg, const void *buf, size_t len, SdpProblem *p)
+int sdp_decode_request(SdpMessage *msg, const void *buf, size_t len, unsigned version, SdpProblem *p)
 {
-        return decode(msg, buf, len, p, true);
+        return decode(msg, buf, len, p, true, version ? version : SDP_VERSION);
 }
 
 static bool needs_quotes(const char *v)

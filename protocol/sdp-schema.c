@@ -17,12 +17,16 @@
 #define NAME(k, req) { k, SDP_FIELD_NAME, req, 0, 0, 64, NULL }
 #define U64(k, req, lo, hi) { k, SDP_FIELD_U64, req, lo, hi, 0, NULL }
 #define BOOL(k, req) { k, SDP_FIELD_BOOL, req, 0, 1, 0, NULL }
-#define ENUM(k, req, w) { k, SDP_FIELD_ENUM, req, 0, 0, 0, w }
+#define ENUM(k, req, w) { k, SDP_FIELD_ENUM, req, 0, 0, 0, w, 0 }
+/* a request field a later protocol version added: unknown-field on a connection below it */
+#define ENUM_SINCE(v, k, req, w) { k, SDP_FIELD_ENUM, req, 0, 0, 0, w, v }
 #define ID(k, req) U64(k, req, 1, U32_MAX)
 #define ATTEMPT(k, req) U64(k, req, 1, UINT64_MAX)
 
 static const char *const suspend_kinds[] = { "application", "user", NULL };
 static const char *const attempt_kinds[] = { "application", "user", "immediate", "dark", NULL };
+/* PROTOCOL.md §6.7: what a `suspend` asks for (version 2) */
+const char *const sdp_sleep_states[] = { "suspend", "hibernate", "hybrid", "suspend-then-hibernate", NULL };
 static const char *const modes[] = { "on-demand", "immediate", NULL };
 static const char *const alarm_changes[] = { "added", "cancelled", "fired", "rescheduled", NULL };
 const char *const sdp_abort_reasons[] = {
@@ -71,7 +75,9 @@ static const SdpFieldSpec f_ready[] = { SEQ_OPTIONAL, ATTEMPT("attempt", true), 
 static const SdpFieldSpec f_veto[] = { SEQ_OPTIONAL, ATTEMPT("attempt", true), TEXT("reason", true, 256), END };
 static const SdpFieldSpec f_fd_add[] = { SEQ_OPTIONAL, ID("id", true), TEXT("label", false, 64), END };
 static const SdpFieldSpec f_fd_remove[] = { SEQ_OPTIONAL, ID("id", true), END };
-static const SdpFieldSpec f_suspend[] = { SEQ_OPTIONAL, ENUM("kind", false, suspend_kinds), END };
+static const SdpFieldSpec f_suspend[] = {
+        SEQ_OPTIONAL, ENUM("kind", false, suspend_kinds), ENUM_SINCE(2, "state", false, sdp_sleep_states), END,
+};
 static const SdpFieldSpec f_mode_set[] = { SEQ_OPTIONAL, ENUM("mode", true, modes), END };
 static const SdpFieldSpec f_disable[] = { SEQ_OPTIONAL, TEXT("reason", false, 256), END };
 static const SdpFieldSpec f_alarm_add[] = {
@@ -95,14 +101,16 @@ static const SdpFieldSpec f_item[] = { SEQ_REQUIRED, ENUM("type", true, sdp_item
 
 static const SdpFieldSpec f_suspending[] = {
         ATTEMPT("attempt", true), U64("deadline_ms", true, 0, 3600000),
-        ENUM("kind", true, attempt_kinds), TEXT("readable", false, 1024), END,
+        ENUM("kind", true, attempt_kinds), TEXT("readable", false, 1024),
+        ENUM("sleep_state", false, sdp_sleep_states), END,
 };
 static const SdpFieldSpec f_resumed[] = {
         ATTEMPT("attempt", true), U64("slept_ms", true, 0, UINT64_MAX), TEXT("wake", true, 128),
-        NAME("alarm", false), BOOL("dark", false), END,
+        NAME("alarm", false), BOOL("dark", false), ENUM("sleep_state", false, sdp_sleep_states), END,
 };
 static const SdpFieldSpec f_aborted[] = {
-        ATTEMPT("attempt", true), ENUM("reason", true, sdp_abort_reasons), TEXT("detail", false, 1024), END,
+        ATTEMPT("attempt", true), ENUM("reason", true, sdp_abort_reasons), TEXT("detail", false, 1024),
+        ENUM("sleep_state", false, sdp_sleep_states), END,
 };
 static const SdpFieldSpec f_alarm_fired[] = {
         ID("alarm", true), NAME("name", true), U64("hold_ms", true, 0, UINT64_MAX),

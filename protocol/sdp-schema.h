@@ -21,6 +21,7 @@ typedef struct {
         uint64_t min, max;        /* U64 */
         size_t max_len;           /* TEXT */
         const char *const *words; /* ENUM */
+        unsigned since;           /* the protocol version that added it (0 = 1); requests only */
 } SdpFieldSpec;
 
 typedef struct {
@@ -35,5 +36,6 @@ const SdpFieldSpec *sdp_field_spec(const SdpTypeSpec *spec, const char *key);
 
 extern const char *const sdp_abort_reasons[];
 extern const char *const sdp_item_types[];
+extern const char *const sdp_sleep_states[];
 
 #endif

@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#define SDP_VERSION        1u     /* protocol version spoken by this codec */
+#define SDP_VERSION        2u     /* the highest protocol version this codec speaks (PROTOCOL.md §4) */
 #define SDP_MAX_MESSAGE    4096u  /* bytes in one datagram, including an optional final \n */
 #define SDP_MAX_FIELDS     32u    /* KEY=VALUE pairs in one message */
 #define SDP_MAX_KEY        31u    /* bytes in a key */
@@ -139,8 +139,11 @@ SdpError sdp_error_from_name(const char *name);
  * Returns 0, or -EINVAL with *problem filled in. */
 int sdp_decode(SdpMessage *msg, const void *buf, size_t len, SdpProblem *problem);
 /* The daemon's side: as sdp_decode(), but a verb that is not a request (a reply or an event
- * sent to the daemon) is SDP_E_UNKNOWN_REQUEST before any of its fields is looked at. */
-int sdp_decode_request(SdpMessage *msg, const void *buf, size_t len, SdpProblem *problem);
+ * sent to the daemon) is SDP_E_UNKNOWN_REQUEST before any of its fields is looked at, and a
+ * request field added after `version` (the connection's negotiated version; 0 before its hello:
+ * SDP_VERSION) is SDP_E_UNKNOWN_FIELD, as requests are strict per version (PROTOCOL.md §4). */
+int sdp_decode_request(SdpMessage *msg, const void *buf, size_t len, unsigned version,
+                       SdpProblem *problem);
 
 /* --- building and encoding --- */
 void sdp_message_init(SdpMessage *msg, SdpType type);
@@ -153,8 +156,10 @@ int sdp_add_bool(SdpMessage *msg, const char *key, bool value);
  * Returns the length (<= SDP_MAX_MESSAGE), -ENOSPC if it does not fit `size` or the protocol's
  * limit, or -EINVAL (with *problem filled if not NULL) if the message violates the schema. */
 int sdp_encode(const SdpMessage *msg, char *buf, size_t size, SdpProblem *problem);
-/* Validate a message built by hand or decoded (sdp_decode already does this). */
+/* Validate a message built by hand or decoded (sdp_decode already does this), at SDP_VERSION. */
 int sdp_validate(const SdpMessage *msg, SdpProblem *problem);
+/* The same for a connection that negotiated `version`: a request field added later is unknown. */
+int sdp_validate_version(const SdpMessage *msg, unsigned version, SdpProblem *problem);
 
 /* --- access --- */
 const char *sdp_get(const SdpMessage *msg, const char *key);            /* NULL if absent */

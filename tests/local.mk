@@ -85,6 +85,7 @@ tests_mutants_suspendd_no_epollwakeup_LDADD = daemon/libsuspendd-core.la
 # Integration tier: the real daemon and clients on a real socket, against the fake kernel.
 INTEGRATION_TESTS = \
 	tests/integration/blockers.test \
+	tests/integration/hibernate.test \
 	tests/integration/immediate.test \
 	tests/integration/wakeup-race.test \
 	tests/integration/wakeup-sweep.test \

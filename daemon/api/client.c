@@ -407,7 +407,8 @@ ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds)
                        "too many file descriptors in one message (at most %d)", CLIENT_MAX_FDS);
                 return CLIENT_INPUT_ANSWERED;
         }
-        if (sdp_decode_request(m, buf, (size_t)n, &p) < 0) {
+        /* before the hello, the highest version: a request is no-hello, not unknown-field */
+        if (sdp_decode_request(m, buf, (size_t)n, c->hello ? c->version : 0, &p) < 0) {
                 refuse(c, sdp_get_u64_or(m, "seq", 0), fds, n_fds, p.code, p.field, "%s", p.text);
                 return CLIENT_INPUT_ANSWERED;
         }

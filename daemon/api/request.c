@@ -226,20 +226,57 @@ static bool continue_handed(Reply *r)
         return true;
 }
 
+/* §6.7: whether the kernel and the system can do `sleep` now; else `unsupported` naming why. */
+static bool sleep_supported(Reply *r, SleepState sleep)
+{
+        Daemon *d = r->c->d;
+        HibernateFacts facts;
+        const char *why = NULL, *reason;
+
+        if (sleep == SLEEP_SUSPEND)
+                return true;
+        sysfs_hibernate_facts(d->sysfs, d->cfg.sleep_state, d->features.rtc[0] != '\0', &facts);
+        reason = decide_sleep_unsupported(&facts, sleep, &why);
+        if (!reason)
+                return true;
+        reply_error(r, SDP_E_UNSUPPORTED, "state", "reason", reason, "%s is not possible: %s",
+                    sleep_state_name(sleep), why);
+        return false;
+}
+
+/* §6.7: an attempt in progress is joined only by a request for the same sleep state. */
+static bool joinable(Reply *r, SleepState sleep)
+{
+        Daemon *d = r->c->d;
+        char id[24];
+
+        if (!attempt_active(d) || d->current.sleep == sleep)
+                return true;
+        snprintf(id, sizeof id, "%llu", (unsigned long long)d->current.id);
+        reply_error(r, SDP_E_BUSY, "state", "attempt", id,
+                    "attempt %llu (%s) is in progress: a %s request cannot join it",
+                    (unsigned long long)d->current.id, sleep_state_name(d->current.sleep),
+                    sleep_state_name(sleep));
+        return false;
+}
+
 static void handle_suspend(Reply *r, const SdpMessage *m)
 {
         Client *c = r->c;
         Daemon *d = c->d;
         const char *kind = sdp_get(m, "kind");
         bool user = kind && strcmp(kind, "user") == 0;
+        SleepState sleep = SLEEP_SUSPEND;
         SdpMessage ok;
         uint64_t attempt;
         Alarm *next;
 
+        if (sdp_get(m, "state"))
+                sleep_state_from_name(sdp_get(m, "state"), &sleep);   /* the codec checked the word */
         if (!allowed(r, user ? POLICY_FORCE : POLICY_REQUEST))
                 return;
-        /* §6.7: stopping, then disabled, then (immediate mode, or an attempt to join) blocked,
-         * then alarm-due */
+        /* §6.7: stopping, disabled, unsupported, another state in progress, then (immediate
+         * mode, or an attempt to join) blocked, then alarm-due */
         if (d->shutting_down) {
                 reply_error(r, SDP_E_BUSY, NULL, NULL, NULL,
                             "the daemon is stopping: it starts no attempt and joins none");
@@ -250,9 +287,14 @@ static void handle_suspend(Reply *r, const SdpMessage *m)
                 reply_error(r, SDP_E_DISABLED, NULL, "holders", who, "suspend is disabled by %s", who);
                 return;
         }
-        if (user && continue_handed(r))
+        if (!sleep_supported(r, sleep))
                 return;
-        if (!user && d->mode == MODE_IMMEDIATE) {
+        if (user && sleep == SLEEP_SUSPEND && continue_handed(r))
+                return;
+        if (!joinable(r, sleep))
+                return;
+        /* immediate mode suspends by itself; hibernation it does only when asked */
+        if (!user && d->mode == MODE_IMMEDIATE && sleep == SLEEP_SUSPEND) {
                 sdp_message_init(&ok, SDP_OK);
                 sdp_add_u64(&ok, "attempt", 0);
                 sdp_add(&ok, "noop", "1");
@@ -277,7 +319,7 @@ static void handle_suspend(Reply *r, const SdpMessage *m)
                         return;
                 }
         }
-        attempt = attempt_request(d, user ? ATTEMPT_KIND_USER : ATTEMPT_KIND_APPLICATION);
+        attempt = attempt_request(d, user ? ATTEMPT_KIND_USER : ATTEMPT_KIND_APPLICATION, sleep);
         if (attempt == 0) {
                 /* the checks above passed a moment ago: only an alarm that came due since */
                 next = alarm_earliest(d);

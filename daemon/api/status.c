@@ -16,6 +16,7 @@ static void add_attempt(SdpMessage *m, const AttemptRecord *a)
 {
         sdp_add_u64(m, "attempt", a->id);
         sdp_add(m, "kind", attempt_kind_name(a->kind));
+        sdp_add(m, "sleep_state", sleep_state_name(a->sleep));
         sdp_add(m, "result", a->result);
         if (a->reason[0])
                 sdp_add(m, "reason", a->reason);
@@ -47,13 +48,18 @@ static void item_daemon(Reply *r, Daemon *d)
         sdp_add(&m, "state", d->backoff_timer && !attempt_active(d) ? "backoff" : attempt_state_name(d->state));
         sdp_add_u64(&m, "backoff_ms", d->backoff_timer ? d->backoff_ms : 0);
         sdp_add_bool(&m, "dark_pending", d->dark_pending);
+        if (d->dark_pending)
+                sdp_add(&m, "dark_sleep_state", sleep_state_name(d->dark_sleep));
+        sdp_add_u64(&m, "hibernate_at", d->hibernate_at > 0 ? (uint64_t)d->hibernate_at : 0);
         reply_item(r, &m);
 }
 
 static void item_kernel(Reply *r, Daemon *d)
 {
         SdpMessage m;
-        char missing[512], modes[64], holders[512] = "", clean[512];
+        char missing[512], modes[64], holders[512] = "", clean[512], disk[32];
+        HibernateFacts facts;
+        const char *hibernate;
 
         item_begin(&m, r->seq, "kernel");
         sdp_add(&m, "root", sysfs_root(d->sysfs));
@@ -71,6 +77,12 @@ static void item_kernel(Reply *r, Daemon *d)
         sdp_text_sanitize(clean, sizeof clean, holders);
         sdp_add(&m, "holders", clean);
         sdp_add(&m, "rtc", d->features.rtc[0] ? d->features.rtc : "absent");
+        if (sysfs_read_disk_mode(d->sysfs, disk, sizeof disk) < 0)
+                g_strlcpy(disk, "absent", sizeof disk);
+        sdp_add(&m, "disk", disk);
+        sysfs_hibernate_facts(d->sysfs, d->cfg.sleep_state, d->features.rtc[0] != '\0', &facts);
+        hibernate = decide_sleep_unsupported(&facts, SLEEP_HIBERNATE, NULL);
+        sdp_add(&m, "hibernate", hibernate ? hibernate : "supported");
         sysfs_describe_missing(&d->features, missing, sizeof missing);
         sdp_add(&m, "missing", missing);
         reply_item(r, &m);

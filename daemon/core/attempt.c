@@ -84,7 +84,8 @@ typedef struct {
         uint64_t attempt;
         unsigned count;
         char state[8];
-        int r_count, r_state;
+        char disk_mode[16];       /* written to /sys/power/disk first, unless empty */
+        int r_disk, r_count, r_state;
         bool have_snapshot;
         WakeupSnapshot snap;
 } KernelCall;
@@ -96,6 +97,11 @@ static void worker(GTask *task, gpointer src, gpointer data, GCancellable *cance
                 j->r_count = sysfs_read_wakeup_count(j->sysfs, &j->count);
                 j->have_snapshot = j->r_count == 0 && sysfs_wakeup_snapshot(j->sysfs, &j->snap) == 0;
         } else {
+                /* before the handshake: the count write must be the last step before the state */
+                if (j->disk_mode[0] && (j->r_disk = sysfs_write_disk_mode(j->sysfs, j->disk_mode)) < 0) {
+                        g_task_return_boolean(task, TRUE);
+                        return;
+                }
 #ifdef SUSPENDD_MUTANT_NO_COUNT_WRITE
                 j->r_count = 0;   /* test-only mutant (HACKING.md): the handshake skipped */
 #else
@@ -229,6 +235,7 @@ static void finish_abort(Daemon *d, const char *reason, const char *detail)
         sdp_add(&ev, "reason", reason);
         if (detail && *detail)
                 sdp_add(&ev, "detail", detail);
+        sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
         events_attempt(d, &ev, true);
         handoff_attempt_ended(d, id, &ev);   /* logind's continuation may still come */
 
@@ -273,7 +280,9 @@ static void work_out_wake(Daemon *d, bool *is_alarm_wake)
         /* The RTC wakes only for what we armed; the clock is no extra evidence when the source
          * is known (it may have drifted from the RTC's). */
         *is_alarm_wake = rtc && d->armed_alarm && (sources[0] || now >= d->armed_alarm - 2);
-        if (*is_alarm_wake)
+        if (*is_alarm_wake && d->armed_for_hibernate)
+                g_strlcpy(d->current.wake, "hibernate-delay", sizeof d->current.wake);
+        else if (*is_alarm_wake)
                 g_strlcpy(d->current.wake, "alarm", sizeof d->current.wake);
         else if (rtc)
                 g_strlcpy(d->current.wake, "rtc", sizeof d->current.wake);
@@ -281,6 +290,26 @@ static void work_out_wake(Daemon *d, bool *is_alarm_wake)
                 sdp_text_sanitize(d->current.wake, sizeof d->current.wake, sources);
         else
                 g_strlcpy(d->current.wake, "unknown", sizeof d->current.wake);
+}
+
+/* What a dark resume sleeps into next (PROTOCOL.md §7.2): a hibernation goes back to
+ * hibernation after the alarm's job; suspend-then-hibernate hibernates at once when the RTC woke
+ * it for its deadline, or suspends again for the rest of the delay after an alarm's job; any
+ * full wake ends it. */
+static void dark_continuation(Daemon *d, bool alarm_wake)
+{
+        bool hibernate_wake = alarm_wake && d->armed_for_hibernate;
+
+        d->dark_sleep = SLEEP_SUSPEND;
+        if (d->current.sleep == SLEEP_SUSPEND_THEN_HIBERNATE && alarm_wake)
+                d->dark_sleep = hibernate_wake ? SLEEP_HIBERNATE : SLEEP_SUSPEND_THEN_HIBERNATE;
+        else if (d->current.sleep == SLEEP_HIBERNATE || d->current.sleep == SLEEP_HYBRID)
+                d->dark_sleep = d->current.sleep;
+        if (!alarm_wake || hibernate_wake || d->current.sleep != SLEEP_SUSPEND_THEN_HIBERNATE)
+                d->hibernate_at = 0;
+        if (hibernate_wake)
+                log_msg(5, d->current.id, "attempt %llu: HibernateDelaySec is over: hibernating now",
+                        (unsigned long long)d->current.id);
 }
 
 static void resumed(Daemon *d)
@@ -295,6 +324,7 @@ static void resumed(Daemon *d)
                 g_strlcpy(waker_name, waker->name, sizeof waker_name);
         d->current.slept_ms = boot_ms_since(d->commit_boot_us);
         work_out_wake(d, &alarm_wake);
+        dark_continuation(d, alarm_wake);
         d->current.dark = alarm_wake;
         disarm_rtc(d);
         g_strlcpy(d->current.result, "resumed", sizeof d->current.result);
@@ -312,9 +342,10 @@ static void resumed(Daemon *d)
         sdp_add_u64(&ev, "attempt", id);
         sdp_add_u64(&ev, "slept_ms", d->current.slept_ms);
         sdp_add(&ev, "wake", d->current.wake);
-        if (alarm_wake && waker_name[0])
+        if (alarm_wake && !d->armed_for_hibernate && waker_name[0])
                 sdp_add(&ev, "alarm", waker_name);
         sdp_add_bool(&ev, "dark", alarm_wake);
+        sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
         events_attempt(d, &ev, true);
         handoff_attempt_ended(d, id, &ev);   /* logind's continuation may still come */
 
@@ -323,6 +354,7 @@ static void resumed(Daemon *d)
         set_state(d, ATTEMPT_IDLE);   /* our /dev/sleepctl holder follows the blocks again */
         /* Only the alarm's own wake is dark: anything else means someone wants the machine. */
         d->dark_pending = alarm_wake;
+        d->armed_for_hibernate = false;
         d->user_requested = d->app_requested = false;
         /* Holds are taken before anyone hears of the alarm, so nothing can re-suspend
          * between the wake and the owner's job. */
@@ -337,6 +369,12 @@ static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
         KernelCall *j = g_task_get_task_data(G_TASK(res));
         char detail[160];
 
+        if (j->r_disk < 0) {
+                snprintf(detail, sizeof detail, "writing %s to /sys/power/disk: %s", j->disk_mode,
+                         g_strerror(-j->r_disk));
+                finish_abort(d, "kernel-error", detail);
+                return;
+        }
         if (j->r_count < 0) {
                 if (j->r_count == -EINVAL)
                         finish_abort(d, "wakeup-event", "wakeup_count changed: a wakeup event arrived before the state write");
@@ -467,6 +505,64 @@ void attempt_fd_owner_answered(Daemon *d, Client *c)
         blocker_remove(d, BLOCKER_FD, c->id, 0);
 }
 
+/* The RTC at the earliest of: the first alarm (not for a user request, which wakes only on a
+ * user action, PROTOCOL.md §6.7) and suspend-then-hibernate's deadline (set when its first
+ * suspend commits; a dark continuation keeps it). */
+static void arm_rtc(Daemon *d)
+{
+        Alarm *a = d->current.kind == ATTEMPT_KIND_USER ? NULL : alarm_earliest(d);
+        time_t at = a ? a->next : 0;
+        int r;
+
+        d->armed_alarm = 0;
+        d->armed_for_hibernate = false;
+        if (d->current.sleep == SLEEP_SUSPEND_THEN_HIBERNATE) {
+                if (!d->hibernate_at || d->current.kind != ATTEMPT_KIND_DARK)
+                        d->hibernate_at = time(NULL) + (time_t)d->cfg.hibernate_delay_s;
+                /* an alarm due at the same moment runs first; the hibernation follows it */
+                if (!at || d->hibernate_at < at)
+                        at = d->hibernate_at, d->armed_for_hibernate = true;
+                /* the kernel refuses an alarm in the past (ETIME): a deadline passed during
+                 * NOTIFY wakes at once instead */
+                if (at < time(NULL) + 2)
+                        at = time(NULL) + 2;
+        }
+        if (!d->features.rtc[0])
+                return;
+        r = sysfs_rtc_set_wakealarm(d->sysfs, d->features.rtc, at);
+        if (r < 0) {
+                log_msg(4, d->current.id, "cannot arm the RTC: %s", g_strerror(-r));
+                d->armed_for_hibernate = false;
+                return;
+        }
+        d->armed_alarm = at;
+        if (d->armed_for_hibernate)
+                log_msg(6, d->current.id, "RTC armed for the hibernation at %lld", (long long)at);
+        else if (a)
+                log_msg(6, d->current.id, "RTC armed for alarm %s at %lld", a->name, (long long)at);
+}
+
+/* What the state write puts the machine into: SleepState for a suspend; disk for the others,
+ * with /sys/power/disk as HibernateMode (auto: platform where the firmware offers it, as
+ * systemd does) or suspend for hybrid sleep. */
+static void kernel_state_of(Daemon *d, char *state, size_t size, char *disk_mode, size_t dsize)
+{
+        SleepState s = d->current.sleep;
+
+        disk_mode[0] = '\0';
+        if (s == SLEEP_SUSPEND || s == SLEEP_SUSPEND_THEN_HIBERNATE) {
+                g_strlcpy(state, d->cfg.sleep_state, size);
+                return;
+        }
+        g_strlcpy(state, "disk", size);
+        if (s == SLEEP_HYBRID)
+                g_strlcpy(disk_mode, "suspend", dsize);
+        else if (strcmp(d->cfg.hibernate_mode, "auto") != 0)
+                g_strlcpy(disk_mode, d->cfg.hibernate_mode, dsize);
+        else
+                g_strlcpy(disk_mode, sysfs_disk_mode_offered(d->sysfs, "platform") ? "platform" : "shutdown", dsize);
+}
+
 static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
@@ -520,26 +616,16 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                 finish_abort(d, reason, detail);
                 return;
         }
-        /* A user request wakes only on a user action: no alarms then (PROTOCOL.md §6.7). */
-        d->armed_alarm = 0;
-        if (d->features.rtc[0]) {
-                Alarm *a = d->current.kind == ATTEMPT_KIND_USER ? NULL : alarm_earliest(d);
-                int r = sysfs_rtc_set_wakealarm(d->sysfs, d->features.rtc, a ? a->next : 0);
-                if (r < 0)
-                        log_msg(4, d->current.id, "cannot arm the RTC: %s", g_strerror(-r));
-                else if (a) {
-                        d->armed_alarm = a->next;
-                        log_msg(6, d->current.id, "RTC armed for alarm %s at %lld", a->name, (long long)a->next);
-                }
-        }
+        arm_rtc(d);
         d->commit_boot_us = boottime_us();
         set_state(d, ATTEMPT_SUSPENDED);
-        log_msg(6, d->current.id, "attempt %llu: writing %s", (unsigned long long)d->current.id, d->cfg.sleep_state);
         j = g_new0(KernelCall, 1);
         j->sysfs = d->sysfs;
         j->kind = CALL_COMMIT;
         j->count = d->wakeup_count;
-        g_strlcpy(j->state, d->cfg.sleep_state, sizeof j->state);
+        kernel_state_of(d, j->state, sizeof j->state, j->disk_mode, sizeof j->disk_mode);
+        log_msg(6, d->current.id, "attempt %llu: writing %s%s%s", (unsigned long long)d->current.id,
+                j->state, j->disk_mode[0] ? " with /sys/power/disk " : "", j->disk_mode);
         run_call(d, j, commit_done);
 }
 
@@ -736,6 +822,7 @@ static void notify(Daemon *d)
                                 sdp_add_u64(&ev, "attempt", d->current.id);
                                 sdp_add_u64(&ev, "deadline_ms", 0);
                                 sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
+                                sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
                                 events_to(d, c, &ev);
                         }
                         continue;
@@ -756,6 +843,7 @@ static void notify(Daemon *d)
                 sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
                 if (readable)
                         sdp_add(&ev, "readable", labels);
+                sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
                 events_to(d, c, &ev);
         }
         logind_wait_begin(d, user);
@@ -798,7 +886,7 @@ static void start_failed(Daemon *d, int r)
         back_off(d);
 }
 
-static void start(Daemon *d, AttemptKind kind)
+static void start(Daemon *d, AttemptKind kind, SleepState sleep)
 {
         KernelCall *j;
         uint64_t id;
@@ -813,6 +901,7 @@ static void start(Daemon *d, AttemptKind kind)
         memset(&d->current, 0, sizeof d->current);
         d->current.id = id;
         d->current.kind = kind;
+        d->current.sleep = sleep;
         d->current.started_ms = wall_ms();
         d->current.started_boot_us = boottime_us();
         g_strlcpy(d->current.result, "in-progress", sizeof d->current.result);
@@ -823,8 +912,8 @@ static void start(Daemon *d, AttemptKind kind)
                 d->app_requested = false;
         if (kind == ATTEMPT_KIND_DARK)
                 d->dark_pending = false;
-        log_msg(6, d->current.id, "attempt %llu (%s) starts", (unsigned long long)d->current.id,
-                attempt_kind_name(kind));
+        log_msg(6, d->current.id, "attempt %llu (%s, %s) starts", (unsigned long long)d->current.id,
+                attempt_kind_name(kind), sleep_state_name(sleep));
         /* our own holder would make our own wakeup_count reads wait for it (and a user request
          * ignores blocks): it rests while we suspend; blocks that come now abort the attempt */
         set_state(d, ATTEMPT_PREPARE);
@@ -838,6 +927,7 @@ void attempt_settle(Daemon *d)
 {
         DecisionInput in;
         Decision dec;
+        SleepState sleep = SLEEP_SUSPEND;
 
         if (d->state == ATTEMPT_NOTIFY && disable_active(d)) {
                 finish_abort(d, "disabled", "suspend was disabled during the attempt");
@@ -866,12 +956,24 @@ void attempt_settle(Daemon *d)
                 d->app_requested = false;
                 return;
         }
-        start(d, dec.kind);
+        switch (dec.kind) {
+        case ATTEMPT_KIND_USER:
+        case ATTEMPT_KIND_APPLICATION: sleep = d->requested_sleep; break;
+        case ATTEMPT_KIND_DARK:
+                sleep = d->dark_sleep;
+                /* the delay ran out during the alarm's job: no suspend for no time */
+                if (sleep == SLEEP_SUSPEND_THEN_HIBERNATE && d->hibernate_at && d->hibernate_at <= time(NULL) + 2)
+                        sleep = SLEEP_HIBERNATE, d->hibernate_at = 0;
+                break;
+        case ATTEMPT_KIND_IMMEDIATE: sleep = SLEEP_SUSPEND; break;
+        }
+        d->requested_sleep = SLEEP_SUSPEND;
+        start(d, dec.kind, sleep);
 }
 
-uint64_t attempt_request(Daemon *d, AttemptKind kind)
+uint64_t attempt_request(Daemon *d, AttemptKind kind, SleepState sleep)
 {
-        if (attempt_active(d)) {
+        if (attempt_active(d)) {   /* request.c joins only an attempt of the same sleep state */
                 /* join the attempt in progress; a user request makes it forced */
                 if (kind == ATTEMPT_KIND_USER && d->state <= ATTEMPT_NOTIFY)
                         d->current.kind = ATTEMPT_KIND_USER;
@@ -881,6 +983,7 @@ uint64_t attempt_request(Daemon *d, AttemptKind kind)
                 d->user_requested = true;
         else
                 d->app_requested = true;
+        d->requested_sleep = sleep;
         attempt_settle(d);
         return attempt_active(d) ? d->current.id : 0;
 }

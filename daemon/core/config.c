@@ -37,6 +37,7 @@ static const UIntKey uint_keys[] = {
         U("Attempt", "BackoffMaxMs", backoff_max_ms, 1, 3600000),
         U("Attempt", "AlarmGuardSec", alarm_guard_s, 0, 3600),
         U("Attempt", "DisableGraceSec", disable_grace_s, 0, 3600),
+        U("Attempt", "HibernateDelaySec", hibernate_delay_s, 1, 31536000),
         U("Alarms", "DefaultHoldSec", default_hold_s, 1, 86400),
         U("Alarms", "DefaultCommandHoldSec", default_command_hold_s, 1, 86400),
 };
@@ -117,6 +118,8 @@ void config_init_defaults(SuspenddConfig *c)
         c->disable_grace_s = 30;
         c->watcher_timeout_is_veto = false;
         g_strlcpy(c->sleep_state, "mem", sizeof c->sleep_state);
+        g_strlcpy(c->hibernate_mode, "auto", sizeof c->hibernate_mode);
+        c->hibernate_delay_s = 7200;   /* systemd's default when it cannot estimate the battery */
         g_strlcpy(c->sleep_mode, "auto", sizeof c->sleep_mode);
         c->logind_inhibitors = true;
         c->default_hold_s = 60;
@@ -134,7 +137,8 @@ static bool known_key(const char *group, const char *key)
         }
         if (strcmp(group, "Attempt") == 0 &&
             (strcmp(key, "WatcherBudgetMaxSec") == 0 || strcmp(key, "AttemptBudgetMaxSec") == 0 ||
-             strcmp(key, "WatcherTimeout") == 0 || strcmp(key, "SleepState") == 0))
+             strcmp(key, "WatcherTimeout") == 0 || strcmp(key, "SleepState") == 0 ||
+             strcmp(key, "HibernateMode") == 0))
                 return true;
         if (strcmp(group, "Kernel") == 0 && strcmp(key, "SleepMode") == 0)
                 return true;
@@ -249,6 +253,11 @@ int config_load(SuspenddConfig *c, const char *path, char **warnings, char **err
         if (r == 0) {
                 static const char *const states[] = { "mem", "freeze", "disk", NULL };
                 r = get_choice(kf, "Attempt", "SleepState", states, c->sleep_state, sizeof c->sleep_state, error);
+        }
+        if (r == 0) {
+                static const char *const disk_modes[] = { "auto", "platform", "shutdown", "reboot", NULL };
+                r = get_choice(kf, "Attempt", "HibernateMode", disk_modes, c->hibernate_mode,
+                               sizeof c->hibernate_mode, error);
         }
         if (r == 0) {
                 static const char *const modes[] = { "auto", "direct", "cooperative", NULL };

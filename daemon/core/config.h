@@ -32,7 +32,9 @@ typedef struct {
         unsigned user_request_budget_ms, backoff_initial_ms, backoff_max_ms;
         unsigned alarm_guard_s, disable_grace_s;
         bool watcher_timeout_is_veto;
-        char sleep_state[8];     /* mem | freeze | disk */
+        char sleep_state[8];     /* mem | freeze | disk: what `suspend` writes */
+        char hibernate_mode[16]; /* auto | platform | shutdown | reboot: /sys/power/disk */
+        unsigned hibernate_delay_s;   /* suspend-then-hibernate: the suspend's length */
         /* [Alarms] */
         unsigned default_hold_s, default_command_hold_s;
         char run_commands[8];    /* auto | systemd | direct | none */

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decision.c — see decision.h. The rules of PROTOCOL.md §6–§7 in one place. */
+#include <errno.h>
+#include <string.h>
+
 #include "decision.h"
 
 const char *attempt_kind_name(AttemptKind k)
@@ -11,6 +14,56 @@ const char *attempt_kind_name(AttemptKind k)
         case ATTEMPT_KIND_DARK: return "dark";
         }
         return "?";
+}
+
+const char *sleep_state_name(SleepState s)
+{
+        switch (s) {
+        case SLEEP_SUSPEND: return "suspend";
+        case SLEEP_HIBERNATE: return "hibernate";
+        case SLEEP_HYBRID: return "hybrid";
+        case SLEEP_SUSPEND_THEN_HIBERNATE: return "suspend-then-hibernate";
+        }
+        return "?";
+}
+
+int sleep_state_from_name(const char *name, SleepState *out)
+{
+        for (SleepState s = SLEEP_SUSPEND; s <= SLEEP_SUSPEND_THEN_HIBERNATE; s++)
+                if (name && strcmp(name, sleep_state_name(s)) == 0)
+                        return *out = s, 0;
+        return -EINVAL;
+}
+
+/* The order is the order a user fixes them in: the kernel first, then the system's set-up. The
+ * image estimate is systemd's (sleep-config.c): anonymous memory must fit in free swap, since
+ * page cache is dropped, not written. */
+const char *decide_sleep_unsupported(const HibernateFacts *f, SleepState s, const char **why)
+{
+        const char *r = NULL, *w = NULL;
+
+        if (s == SLEEP_SUSPEND)
+                return NULL;
+        if (!f->disk_state)
+                r = "no-disk-state", w = "the kernel offers no disk in /sys/power/state (built without "
+                                         "CONFIG_HIBERNATION, or booted with nohibernate)";
+        else if (f->locked_down)
+                r = "lockdown", w = "kernel lockdown forbids hibernation";
+        else if (s == SLEEP_HYBRID && !f->disk_mode_suspend)
+                r = "no-hybrid", w = "the kernel offers no suspend in /sys/power/disk";
+        else if (s != SLEEP_HIBERNATE && !f->suspend_state)
+                r = "no-suspend-state", w = "the configured SleepState is not in /sys/power/state";
+        else if (s == SLEEP_SUSPEND_THEN_HIBERNATE && !f->rtc)
+                r = "no-rtc", w = "no RTC wake alarm to end the suspend at HibernateDelaySec";
+        else if (!f->swap)
+                r = "no-swap", w = "no active swap to write the image to";
+        else if (f->swap_free_kib < f->image_kib)
+                r = "swap-too-small", w = "free swap is smaller than the image would need";
+        else if (!f->resume_device)
+                r = "no-resume-device", w = "no resume= device in /sys/power/resume: the image would never be read back";
+        if (why)
+                *why = w;
+        return r;
 }
 
 Decision decide_next(const DecisionInput *in)

@@ -13,6 +13,38 @@ typedef enum {
 
 const char *attempt_kind_name(AttemptKind k);
 
+/* What an attempt puts the machine into (PROTOCOL.md §6.7, `state`). */
+typedef enum {
+        SLEEP_SUSPEND,                 /* SleepState (mem or freeze) */
+        SLEEP_HIBERNATE,               /* disk, /sys/power/disk as HibernateMode */
+        SLEEP_HYBRID,                  /* disk with /sys/power/disk = suspend */
+        SLEEP_SUSPEND_THEN_HIBERNATE,  /* suspend, the RTC at HibernateDelaySec, then hibernate */
+} SleepState;
+
+const char *sleep_state_name(SleepState s);
+int sleep_state_from_name(const char *name, SleepState *out);   /* 0 or -EINVAL */
+static inline bool sleep_state_hibernates(SleepState s)
+{
+        return s != SLEEP_SUSPEND;
+}
+
+/* What the kernel and the system offer for hibernation, read through the sysfs seam. */
+typedef struct HibernateFacts {
+        bool disk_state;          /* "disk" in /sys/power/state */
+        bool suspend_state;       /* the configured SleepState in /sys/power/state */
+        bool disk_mode_suspend;   /* "suspend" in /sys/power/disk (hybrid sleep) */
+        bool locked_down;         /* /sys/kernel/security/lockdown not at "none" */
+        bool resume_device;       /* /sys/power/resume names a device (not 0:0) */
+        bool rtc;                 /* an RTC with a wake alarm */
+        bool swap;                /* an active swap area */
+        unsigned long long swap_free_kib;   /* free swap, all areas */
+        unsigned long long image_kib;       /* what the image would need: anonymous memory */
+} HibernateFacts;
+
+/* Why `state` cannot be used, as the `reason` word of an `unsupported` error (PROTOCOL.md §6.7),
+ * with a sentence in *why; NULL if it can. */
+const char *decide_sleep_unsupported(const HibernateFacts *f, SleepState s, const char **why);
+
 typedef struct {
         bool shutting_down;
         bool attempt_active;

@@ -11,6 +11,8 @@
 
 #include "sysfs.h"
 
+#include "decision.h"
+
 #include "sleepctl-uapi.h"
 
 /* The wakeup source of our own /dev/sleepctl holder ("sleepctl:<comm>:<pid>"): it moves with our
@@ -159,13 +161,114 @@ void sysfs_describe_missing(const SysfsFeatures *f, char *buf, size_t size)
 #undef ADD
 }
 
+/* A word of a kernel list ("freeze mem disk", "[platform] shutdown suspend"), brackets or not. */
+static bool word_in(const char *list, const char *word)
+{
+        size_t len = strlen(word);
+        for (const char *p = list; (p = strstr(p, word)); p += len) {
+                bool start = p == list || p[-1] == ' ' || p[-1] == '[';
+                bool end = p[len] == '\0' || p[len] == ' ' || p[len] == ']';
+                if (start && end)
+                        return true;
+        }
+        return false;
+}
+
 bool sysfs_state_supported(const SysfsFeatures *f, const char *state)
 {
-        size_t len = strlen(state);
-        for (const char *p = f->states; (p = strstr(p, state)); p += len)
-                if ((p == f->states || p[-1] == ' ') && (p[len] == '\0' || p[len] == ' '))
-                        return true;
-        return false;
+        return word_in(f->states, state);
+}
+
+/* The bracketed word of a kernel list into out ("" if none). */
+static void selected_word(const char *list, char *out, size_t size)
+{
+        const char *open_b = strchr(list, '['), *close_b = open_b ? strchr(open_b, ']') : NULL;
+        size_t n = close_b ? (size_t)(close_b - open_b - 1) : 0;
+
+        if (n >= size)
+                n = 0;
+        memcpy(out, open_b ? open_b + 1 : "", n);
+        out[n] = '\0';
+}
+
+int sysfs_read_disk_mode(Sysfs *s, char *mode, size_t size)
+{
+        char buf[128];
+        int r = read_attr(s, "/sys/power/disk", buf, sizeof buf);
+
+        if (r < 0)
+                return r;
+        selected_word(buf, mode, size);
+        return 0;
+}
+
+bool sysfs_disk_mode_offered(Sysfs *s, const char *mode)
+{
+        char buf[128];
+        return read_attr(s, "/sys/power/disk", buf, sizeof buf) == 0 && word_in(buf, mode);
+}
+
+int sysfs_write_disk_mode(Sysfs *s, const char *mode)
+{
+        return write_attr(s, "/sys/power/disk", mode);
+}
+
+/* Free swap in KiB over all active areas (/proc/swaps: name type size used priority); false if
+ * there is none. */
+static bool swap_free(const Sysfs *s, unsigned long long *kib)
+{
+        char buf[4096];
+        bool any = false;
+
+        *kib = 0;
+        if (read_attr(s, "/proc/swaps", buf, sizeof buf) < 0)
+                return false;
+        for (char *line = strchr(buf, '\n'); line && *line; line = strchr(line, '\n')) {
+                unsigned long long size, used;
+                line++;
+                if (sscanf(line, "%*s %*s %llu %llu", &size, &used) == 2) {
+                        any = true;
+                        *kib += size > used ? size - used : 0;
+                }
+        }
+        return any;
+}
+
+/* Anonymous memory in KiB: what a hibernation image must hold (page cache is dropped). */
+static unsigned long long anon_kib(const Sysfs *s)
+{
+        char buf[8192];
+        unsigned long long sum = 0, v;
+
+        if (read_attr(s, "/proc/meminfo", buf, sizeof buf) < 0)
+                return 0;
+        for (char *line = buf; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+                if ((sscanf(line, "Active(anon): %llu", &v) == 1 || sscanf(line, "Inactive(anon): %llu", &v) == 1))
+                        sum += v;
+        return sum;
+}
+
+void sysfs_hibernate_facts(Sysfs *s, const char *suspend_state, bool rtc, HibernateFacts *f)
+{
+        char states[128] = "", buf[128] = "";
+
+        memset(f, 0, sizeof *f);
+        if (read_attr(s, "/sys/power/state", states, sizeof states) == 0) {
+                f->disk_state = word_in(states, "disk");
+                f->suspend_state = word_in(states, suspend_state);
+        }
+        f->disk_mode_suspend = sysfs_disk_mode_offered(s, "suspend");
+        /* no lockdown LSM: nothing locked down */
+        if (read_attr(s, "/sys/kernel/security/lockdown", buf, sizeof buf) == 0) {
+                char level[32];
+                selected_word(buf, level, sizeof level);
+                f->locked_down = level[0] && strcmp(level, "none") != 0;
+        }
+        f->resume_device = read_attr(s, "/sys/power/resume", buf, sizeof buf) == 0 && buf[0] &&
+                           strcmp(buf, "0:0") != 0;
+        f->rtc = rtc;
+        f->swap = swap_free(s, &f->swap_free_kib);
+        f->image_kib = anon_kib(s);
 }
 
 int sysfs_read_wakeup_count(Sysfs *s, unsigned *count)
@@ -197,16 +300,12 @@ int sysfs_write_state(Sysfs *s, const char *state)
 
 int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size)
 {
-        char buf[128], *open_b, *close_b;
+        char buf[128];
         int r = read_attr(s, "/sys/power/sleep_mode", buf, sizeof buf);
         if (r < 0)
                 return r;
-        open_b = strchr(buf, '[');
-        close_b = open_b ? strchr(open_b, ']') : NULL;
-        if (!close_b)
-                return -EIO;
-        snprintf(mode, size, "%.*s", (int)(close_b - open_b - 1), open_b + 1);
-        return 0;
+        selected_word(buf, mode, size);
+        return mode[0] ? 0 : -EIO;
 }
 
 int sysfs_read_sleep_modes(Sysfs *s, char *modes, size_t size)

@@ -55,6 +55,17 @@ int sysfs_write_wakeup_count(Sysfs *s, unsigned count);   /* -EINVAL: an event a
 /* Blocks for the whole sleep. -EBUSY: wakeup pending; -EAGAIN: sleep_mode disabled. */
 int sysfs_write_state(Sysfs *s, const char *state);
 
+/* Hibernation (PROTOCOL.md §6.7): what decide_sleep_unsupported() needs, read now from
+ * /sys/power/{state,disk,resume}, /sys/kernel/security/lockdown, /proc/swaps and /proc/meminfo
+ * (all under the root). suspend_state: the SleepState a suspend writes. */
+struct HibernateFacts;
+void sysfs_hibernate_facts(Sysfs *s, const char *suspend_state, bool rtc, struct HibernateFacts *f);
+/* /sys/power/disk: what a `disk` state write does after the image is written (platform, shutdown,
+ * reboot, suspend). The selected one, and whether a mode is offered. */
+int sysfs_read_disk_mode(Sysfs *s, char *mode, size_t size);
+bool sysfs_disk_mode_offered(Sysfs *s, const char *mode);
+int sysfs_write_disk_mode(Sysfs *s, const char *mode);
+
 /* sleep_mode (patched kernel): "direct", "disabled", "cooperative". */
 int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size);   /* the bracketed one */
 int sysfs_write_sleep_mode(Sysfs *s, const char *mode);

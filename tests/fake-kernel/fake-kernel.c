@@ -5,7 +5,8 @@
  *
  *   fake-kernel --root DIR --control SOCKET [--patched] [--no-rtc] [--sleep-ms N]
  *
- * Files (under DIR): sys/power/{state,wakeup_count,mem_sleep[,sleep_mode]},
+ * Files (under DIR): sys/power/{state,wakeup_count,mem_sleep,disk,resume[,sleep_mode]},
+ * sys/kernel/security/lockdown, proc/{swaps,meminfo},
  * sys/class/rtc/rtc0/{name,since_epoch,wakealarm}, sys/class/wakeup/wakeupN/{name,event_count}.
  * The control socket takes one command per line (README.md lists them) and answers one line.
  */
@@ -81,6 +82,14 @@ static struct {
         long long rtc_alarm;      /* 0 = not armed */
         unsigned entered, completed, aborted;
         int last_errno;
+        /* hibernation (`hibernation KEY=VALUE...`): what suspendd checks before a disk write */
+        bool disk_state;          /* "disk" offered in state (false: nohibernate) */
+        char disk_mode[16];       /* /sys/power/disk, selected */
+        char last_disk_mode[16];  /* the mode of the last disk write */
+        char resume[16];          /* /sys/power/resume: "0:0" = no resume device */
+        char lockdown[16];        /* none, integrity, confidentiality */
+        unsigned long long swap_kib, swap_used_kib, anon_kib;   /* swap_kib 0: no swap */
+        unsigned images;          /* disk writes that completed: an image written and resumed */
 } k = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
         .cond = PTHREAD_COND_INITIALIZER,
@@ -89,7 +98,37 @@ static struct {
         .has_rtc = true,
         .last_wake = "none",
         .last_state = "none",
+        .disk_state = true,
+        .disk_mode = "platform",
+        .last_disk_mode = "none",
+        .resume = "254:2",
+        .lockdown = "none",
+        .swap_kib = 1048572,
+        .anon_kib = 102400,
 };
+
+static const char *const disk_modes[] = { "platform", "shutdown", "reboot", "suspend", "test_resume", NULL };
+static const char *const lockdown_levels[] = { "none", "integrity", "confidentiality", NULL };
+
+/* "a [b] c": every word of words, the one equal to selected in brackets */
+static void bracket_list(char *text, size_t size, const char *const *words, const char *selected)
+{
+        size_t n = 0;
+        text[0] = '\0';
+        for (int i = 0; words[i] && n < size; i++)
+                n += (size_t)snprintf(text + n, size - n, strcmp(words[i], selected) == 0 ? "%s[%s]" : "%s%s",
+                                      i ? " " : "", words[i]);
+        if (n < size - 1)
+                strcat(text, "\n");
+}
+
+static bool word_of(const char *const *words, const char *w)
+{
+        for (int i = 0; words[i]; i++)
+                if (strcmp(words[i], w) == 0)
+                        return true;
+        return false;
+}
 
 static const char *control_path;
 
@@ -164,13 +203,15 @@ static int pause_point(enum point p)
 enum node {
         N_DIR, N_STATE, N_WAKEUP_COUNT, N_MEM_SLEEP, N_SLEEP_MODE,
         N_RTC_NAME, N_RTC_EPOCH, N_RTC_WAKEALARM, N_WAKEUP_NAME, N_WAKEUP_COUNT_SRC,
+        N_DISK, N_RESUME, N_LOCKDOWN, N_SWAPS, N_MEMINFO,
         N_NONE,
 };
 
 static enum node lookup(const char *path, int *src)
 {
         static const char *const dirs[] = {
-                "/", "/sys", "/sys/power", "/sys/class", "/sys/class/wakeup",
+                "/", "/sys", "/sys/power", "/sys/class", "/sys/class/wakeup", "/sys/kernel",
+                "/sys/kernel/security", "/proc",
         };
         int n;
         char leaf[32];
@@ -181,6 +222,11 @@ static enum node lookup(const char *path, int *src)
         if (strcmp(path, "/sys/power/state") == 0) return N_STATE;
         if (strcmp(path, "/sys/power/wakeup_count") == 0) return N_WAKEUP_COUNT;
         if (strcmp(path, "/sys/power/mem_sleep") == 0) return N_MEM_SLEEP;
+        if (strcmp(path, "/sys/power/disk") == 0) return N_DISK;
+        if (strcmp(path, "/sys/power/resume") == 0) return N_RESUME;
+        if (strcmp(path, "/sys/kernel/security/lockdown") == 0) return N_LOCKDOWN;
+        if (strcmp(path, "/proc/swaps") == 0) return N_SWAPS;
+        if (strcmp(path, "/proc/meminfo") == 0) return N_MEMINFO;
         if (k.patched && strcmp(path, "/sys/power/sleep_mode") == 0) return N_SLEEP_MODE;
         if (k.has_rtc) {
                 if (strcmp(path, "/sys/class/rtc") == 0 || strcmp(path, "/sys/class/rtc/rtc0") == 0)
@@ -213,7 +259,8 @@ static int fk_getattr(const char *path, struct stat *st, struct fuse_file_info *
                 return 0;
         }
         st->st_mode = S_IFREG | 0644;
-        if (n == N_RTC_NAME || n == N_RTC_EPOCH || n == N_WAKEUP_NAME || n == N_WAKEUP_COUNT_SRC)
+        if (n == N_RTC_NAME || n == N_RTC_EPOCH || n == N_WAKEUP_NAME || n == N_WAKEUP_COUNT_SRC ||
+            n == N_SWAPS || n == N_MEMINFO)
                 st->st_mode = S_IFREG | 0444;
         st->st_nlink = 1;
         st->st_size = 4096;   /* like sysfs: a nominal size */
@@ -227,13 +274,24 @@ static int fk_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
         fill(buf, "..", NULL, 0, 0);
         if (strcmp(path, "/") == 0) {
                 fill(buf, "sys", NULL, 0, 0);
+                fill(buf, "proc", NULL, 0, 0);
+        } else if (strcmp(path, "/proc") == 0) {
+                fill(buf, "swaps", NULL, 0, 0);
+                fill(buf, "meminfo", NULL, 0, 0);
         } else if (strcmp(path, "/sys") == 0) {
                 fill(buf, "power", NULL, 0, 0);
                 fill(buf, "class", NULL, 0, 0);
+                fill(buf, "kernel", NULL, 0, 0);
+        } else if (strcmp(path, "/sys/kernel") == 0) {
+                fill(buf, "security", NULL, 0, 0);
+        } else if (strcmp(path, "/sys/kernel/security") == 0) {
+                fill(buf, "lockdown", NULL, 0, 0);
         } else if (strcmp(path, "/sys/power") == 0) {
                 fill(buf, "state", NULL, 0, 0);
                 fill(buf, "wakeup_count", NULL, 0, 0);
                 fill(buf, "mem_sleep", NULL, 0, 0);
+                fill(buf, "disk", NULL, 0, 0);
+                fill(buf, "resume", NULL, 0, 0);
                 if (k.patched)
                         fill(buf, "sleep_mode", NULL, 0, 0);
         } else if (strcmp(path, "/sys/class") == 0) {
@@ -292,7 +350,28 @@ static int fk_read(const char *path, char *buf, size_t size, off_t off, struct f
         pthread_mutex_lock(&k.lock);
         switch (n) {
         case N_STATE:
-                snprintf(text, sizeof text, "freeze mem disk\n");
+                snprintf(text, sizeof text, k.disk_state ? "freeze mem disk\n" : "freeze mem\n");
+                break;
+        case N_DISK:
+                bracket_list(text, sizeof text, disk_modes, k.disk_mode);
+                break;
+        case N_RESUME:
+                snprintf(text, sizeof text, "%s\n", k.resume);
+                break;
+        case N_LOCKDOWN:
+                bracket_list(text, sizeof text, lockdown_levels, k.lockdown);
+                break;
+        case N_SWAPS:
+                if (k.swap_kib)
+                        snprintf(text, sizeof text, "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"
+                                 "/dev/vdb                                partition\t%llu\t\t%llu\t\t-2\n",
+                                 k.swap_kib, k.swap_used_kib);
+                else
+                        snprintf(text, sizeof text, "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n");
+                break;
+        case N_MEMINFO:
+                snprintf(text, sizeof text, "MemTotal:        4026532 kB\nActive(anon):    %llu kB\n"
+                         "Inactive(anon):  %llu kB\n", k.anon_kib / 2, k.anon_kib - k.anon_kib / 2);
                 break;
         case N_WAKEUP_COUNT:
                 if (pause_point(PP_COUNT_READ) < 0) {
@@ -362,6 +441,11 @@ static int enter_sleep(const char *state)
         k.entered++;
         if (strcmp(k.sleep_mode, "disabled") == 0)
                 return -EAGAIN;
+        /* hibernate(): -EPERM when hibernation is not available (nohibernate, lockdown) */
+        if (strcmp(state, "disk") == 0 && (!k.disk_state || strcmp(k.lockdown, "none") != 0))
+                return -EPERM;
+        if (strcmp(state, "disk") == 0)
+                snprintf(k.last_disk_mode, sizeof k.last_disk_mode, "%s", k.disk_mode);
         if (k.fail_next > 0) {
                 k.fail_next--;
                 return -k.fail_errno;
@@ -398,6 +482,8 @@ static int enter_sleep(const char *state)
                 pthread_cond_timedwait(&k.cond, &k.lock, &tick);
         }
         snprintf(k.last_wake, sizeof k.last_wake, "%s", k.wake_request);
+        if (strcmp(state, "disk") == 0)
+                k.images++;   /* the image was written, the machine off, and it was resumed */
         k.sleeping = false;
         k.check_enabled = false;
         k.completed++;
@@ -454,6 +540,12 @@ static int fk_write(const char *path, const char *buf, size_t size, off_t off,
         case N_MEM_SLEEP:
                 if (strcmp(text, "s2idle") == 0 || strcmp(text, "deep") == 0)
                         snprintf(k.mem_sleep, sizeof k.mem_sleep, "%.15s", text);
+                else
+                        r = -EINVAL;
+                break;
+        case N_DISK:
+                if (word_of(disk_modes, text))
+                        snprintf(k.disk_mode, sizeof k.disk_mode, "%.15s", text);
                 else
                         r = -EINVAL;
                 break;
@@ -693,6 +785,36 @@ static bool is_paused(long arg) { return k.paused; }
 static bool completed_at_least(long n) { return (long)k.completed >= n; }
 static bool entered_at_least(long n) { return (long)k.entered >= n; }
 
+/* `hibernation KEY=VALUE...` (lock held): disk=0|1 (disk in state), resume=M:N, lockdown=LEVEL,
+ * swap=KIB (0: none), swap_used=KIB, anon=KIB (the image estimate's input). */
+static void hibernation_set(FILE *out, const char *args)
+{
+        char key[32], value[32];
+        int used;
+
+        while (sscanf(args, " %31[^= ]=%31s%n", key, value, &used) == 2) {
+                args += used;
+                if (strcmp(key, "disk") == 0)
+                        k.disk_state = strcmp(value, "1") == 0;
+                else if (strcmp(key, "resume") == 0)
+                        snprintf(k.resume, sizeof k.resume, "%.15s", value);
+                else if (strcmp(key, "lockdown") == 0 && word_of(lockdown_levels, value))
+                        snprintf(k.lockdown, sizeof k.lockdown, "%.15s", value);
+                else if (strcmp(key, "swap") == 0)
+                        k.swap_kib = strtoull(value, NULL, 10);
+                else if (strcmp(key, "swap_used") == 0)
+                        k.swap_used_kib = strtoull(value, NULL, 10);
+                else if (strcmp(key, "anon") == 0)
+                        k.anon_kib = strtoull(value, NULL, 10);
+                else {
+                        ctl_reply(out, "error unknown hibernation setting %s=%s", key, value);
+                        return;
+                }
+        }
+        ctl_reply(out, "ok disk=%d resume=%s lockdown=%s swap=%llu swap_used=%llu anon=%llu", k.disk_state,
+                  k.resume, k.lockdown, k.swap_kib, k.swap_used_kib, k.anon_kib);
+}
+
 static void handle_command(FILE *out, char *line)
 {
         char cmd[32] = "", arg1[64] = "", arg2[64] = "";
@@ -771,13 +893,17 @@ static void handle_command(FILE *out, char *line)
         } else if (strcmp(cmd, "set-sleep-mode") == 0) {
                 snprintf(k.sleep_mode, sizeof k.sleep_mode, "%.15s", arg1);
                 ctl_reply(out, "ok");
+        } else if (strcmp(cmd, "hibernation") == 0) {
+                hibernation_set(out, line + strlen(cmd));
         } else if (strcmp(cmd, "stats") == 0) {
                 ctl_reply(out, "ok entered=%u completed=%u aborted=%u last_errno=%d last_state=%s "
                                "count=%u in_progress=%d sleeping=%d paused=%d wakealarm=%lld "
-                               "last_wake=%s sleep_mode=%s mem_sleep=%s paused_at=%s ipc_events=%u",
+                               "last_wake=%s sleep_mode=%s mem_sleep=%s paused_at=%s ipc_events=%u "
+                               "disk_mode=%s last_disk_mode=%s images=%u",
                           k.entered, k.completed, k.aborted, k.last_errno, k.last_state, k.count,
                           k.in_progress, k.sleeping, k.paused, k.rtc_alarm, k.last_wake,
-                          k.sleep_mode, k.mem_sleep, point_names[k.paused_at], k.ipc_events);
+                          k.sleep_mode, k.mem_sleep, point_names[k.paused_at], k.ipc_events,
+                          k.disk_mode, k.last_disk_mode, k.images);
         } else {
                 ctl_reply(out, "error unknown command");
         }

@@ -108,7 +108,7 @@ static void expect_for(Expect *e, const uint8_t *msg, size_t len)
                 msg++, len--;   /* the descriptor prefix is not part of the datagram */
         /* §5: a datagram of an allowed size between oversized ones starts the count again */
         e->oversized = len > SDP_MAX_MESSAGE ? e->oversized + 1 : 0;
-        if (sdp_decode_request(&m, msg, len, &p) < 0)
+        if (sdp_decode_request(&m, msg, len, 0, &p) < 0)
                 return;
         e->decodes = true;
         e->seq = sdp_get_u64_or(&m, "seq", 0);

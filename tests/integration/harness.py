@@ -131,13 +131,13 @@ def decode(data):
 class Client:
     """A raw protocol client: sends requests, collects replies and events."""
 
-    def __init__(self, path, hello=True, name="test"):
+    def __init__(self, path, hello=True, name="test", version=1):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.sock.connect(path)
         self.seq = 0
         self.events = []
         if hello:
-            verb, f = self.call("hello", version=1, name=name)
+            verb, f = self.call("hello", version=version, name=name)
             assert verb == "ok", (verb, f)
             self.id = int(f["client"])
 

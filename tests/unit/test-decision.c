@@ -3,6 +3,7 @@
  * decide_commit(), and the back-off's growth and cap. No sockets, no sysfs. */
 #include <check.h>
 #include "check-tap.h"
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,12 +275,57 @@ START_TEST(test_backoff)
 }
 END_TEST
 
+/* Why a state cannot be used: each reason alone, then the order when several hold. */
+START_TEST(test_sleep_unsupported)
+{
+        const HibernateFacts ok = {
+                .disk_state = true, .suspend_state = true, .disk_mode_suspend = true, .resume_device = true,
+                .rtc = true, .swap = true, .swap_free_kib = 2000, .image_kib = 1000,
+        };
+        HibernateFacts f = ok;
+        const char *why = NULL;
+
+        for (SleepState s = SLEEP_SUSPEND; s <= SLEEP_SUSPEND_THEN_HIBERNATE; s++) {
+                SleepState back;
+                ck_assert_ptr_null(decide_sleep_unsupported(&ok, s, NULL));
+                ck_assert_int_eq(sleep_state_from_name(sleep_state_name(s), &back), 0);
+                ck_assert_int_eq(back, s);
+        }
+        ck_assert_int_eq(sleep_state_from_name("disk", &(SleepState){ 0 }), -EINVAL);
+        /* a suspend needs nothing of hibernation */
+        memset(&f, 0, sizeof f);
+        ck_assert_ptr_null(decide_sleep_unsupported(&f, SLEEP_SUSPEND, NULL));
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, &why), "no-disk-state");
+        ck_assert_ptr_nonnull(why);
+        f = ok, f.locked_down = true, f.swap = false;
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, NULL), "lockdown");
+        f = ok, f.disk_mode_suspend = false;
+        ck_assert_ptr_null(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, NULL));
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_HYBRID, NULL), "no-hybrid");
+        f = ok, f.suspend_state = false;
+        ck_assert_ptr_null(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, NULL));
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_SUSPEND_THEN_HIBERNATE, NULL), "no-suspend-state");
+        f = ok, f.rtc = false;
+        ck_assert_ptr_null(decide_sleep_unsupported(&f, SLEEP_HYBRID, NULL));
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_SUSPEND_THEN_HIBERNATE, NULL), "no-rtc");
+        f = ok, f.swap = false, f.resume_device = false;
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, NULL), "no-swap");
+        f = ok, f.swap_free_kib = 999, f.resume_device = false;
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, NULL), "swap-too-small");
+        f = ok, f.swap_free_kib = 1000;
+        ck_assert_ptr_null(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, NULL));
+        f = ok, f.resume_device = false;
+        ck_assert_str_eq(decide_sleep_unsupported(&f, SLEEP_HIBERNATE, NULL), "no-resume-device");
+}
+END_TEST
+
 int main(void)
 {
         Suite *s = suite_create("decision");
         TCase *tc = tcase_create("policy");
 
         tcase_add_test(tc, test_kind_names);
+        tcase_add_test(tc, test_sleep_unsupported);
         tcase_add_test(tc, test_on_demand_nothing_requested);
         tcase_add_test(tc, test_hard_stops);
         tcase_add_test(tc, test_user_request_is_forced);

@@ -129,6 +129,31 @@ START_TEST(test_encode_leaves_utf8_bare)
 }
 END_TEST
 
+/* Requests are strict per version: a field version 2 added is unknown on a version 1 connection,
+ * in the order the fields are written (an unknown field before a bad one). */
+START_TEST(test_request_fields_per_version)
+{
+        SdpProblem p;
+        const char *t = "suspend seq=3 state=hibernate";
+
+        ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 1, &p), -EINVAL);
+        ck_assert_int_eq(p.code, SDP_E_UNKNOWN_FIELD);
+        ck_assert_str_eq(p.field, "state");
+        ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 2, &p), 0);
+        ck_assert_str_eq(sdp_get(&msg, "state"), "hibernate");
+        /* before hello (0): the highest version, so the request is no-hello, not unknown-field */
+        ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 0, &p), 0);
+        t = "suspend state=hibernate kind=bogus";
+        ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 1, &p), -EINVAL);
+        ck_assert_int_eq(p.code, SDP_E_UNKNOWN_FIELD);
+        ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 2, &p), -EINVAL);
+        ck_assert_int_eq(p.code, SDP_E_BAD_FIELD);
+        /* events are lenient whatever the version */
+        t = "resumed attempt=4 slept_ms=10 wake=rtc sleep_state=hibernate";
+        ck_assert_int_eq(sdp_decode(&msg, t, strlen(t), &p), 0);
+}
+END_TEST
+
 /* The daemon's decoder: a reply or event verb is not a request, whatever its fields say. */
 START_TEST(test_decode_request_only)
 {
@@ -139,13 +164,13 @@ START_TEST(test_decode_request_only)
         SdpProblem p;
         for (size_t i = 0; i < sizeof not_requests / sizeof *not_requests; i++) {
                 const char *t = not_requests[i];
-                ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), &p), -EINVAL);
+                ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 0, &p), -EINVAL);
                 ck_assert_msg(p.code == SDP_E_UNKNOWN_REQUEST, "'%s' gave %s", t, sdp_error_name(p.code));
         }
-        ck_assert_int_eq(sdp_decode_request(&msg, "ping seq=2", 10, &p), 0);
-        ck_assert_int_eq(sdp_decode_request(&msg, "frob seq=2", 10, &p), -EINVAL);
+        ck_assert_int_eq(sdp_decode_request(&msg, "ping seq=2", 10, 0, &p), 0);
+        ck_assert_int_eq(sdp_decode_request(&msg, "frob seq=2", 10, 0, &p), -EINVAL);
         ck_assert_int_eq(p.code, SDP_E_UNKNOWN_REQUEST);
-        ck_assert_int_eq(sdp_decode_request(&msg, "ping seq=2 x=1", 14, &p), -EINVAL);
+        ck_assert_int_eq(sdp_decode_request(&msg, "ping seq=2 x=1", 14, 0, &p), -EINVAL);
         ck_assert_int_eq(p.code, SDP_E_UNKNOWN_FIELD);
 }
 END_TEST
@@ -303,7 +328,7 @@ START_TEST(test_spec_edges)
         /* an unknown verb's seq is still read, so the error can carry it */
         ck_assert_int_eq(rejected("frob seq=8 x=\"y\""), SDP_E_UNKNOWN_REQUEST);
         ck_assert(sdp_get_u64_or(&msg, "seq", 0) == 8);
-        ck_assert_int_eq(sdp_decode_request(&msg, "ok seq=9", 8, &p), -EINVAL);
+        ck_assert_int_eq(sdp_decode_request(&msg, "ok seq=9", 8, 0, &p), -EINVAL);
         ck_assert_int_eq(p.code, SDP_E_UNKNOWN_REQUEST);
         ck_assert(sdp_get_u64_or(&msg, "seq", 0) == 9);
         /* C1 controls (U+0080-U+009F) are control characters; U+00A0 is not */
@@ -353,6 +378,7 @@ int main(void)
         TCase *tc = tcase_create("codec");
 
         tcase_add_test(tc, test_round_trip_every_type);
+        tcase_add_test(tc, test_request_fields_per_version);
         tcase_add_test(tc, test_line_terminator_and_spaces);
         tcase_add_test(tc, test_encode_quotes_what_needs_it);
         tcase_add_test(tc, test_encode_refuses_invalid);
