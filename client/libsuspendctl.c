@@ -24,6 +24,7 @@ struct _SuspendctlClient {
         int fd;
         char *path;
         guint id;
+        guint version;                 /* the protocol version the hello negotiated */
         uint32_t next_seq;
         uint32_t next_block;
         GQueue events;                 /* SuspendctlRecord* not yet delivered */
@@ -443,6 +444,7 @@ SuspendctlClient *suspendctl_client_new_with_timeout(const char *socket_path, co
                 return NULL;
         }
         c->id = (guint)sdp_get_u64_or(&reply, "client", 0);
+        c->version = (guint)sdp_get_u64_or(&reply, "version", 1);
         return c;
 }
 
@@ -472,6 +474,22 @@ const char *suspendctl_client_get_socket_path(const SuspendctlClient *c)
 guint suspendctl_client_get_id(const SuspendctlClient *c)
 {
         return c->id;
+}
+
+guint suspendctl_client_get_version(const SuspendctlClient *c)
+{
+        return c->version;
+}
+
+const char *suspendctl_sleep_state_name(SuspendctlSleepState state)
+{
+        switch (state) {
+        case SUSPENDCTL_SLEEP_SUSPEND: return "suspend";
+        case SUSPENDCTL_SLEEP_HIBERNATE: return "hibernate";
+        case SUSPENDCTL_SLEEP_HYBRID: return "hybrid";
+        case SUSPENDCTL_SLEEP_SUSPEND_THEN_HIBERNATE: return "suspend-then-hibernate";
+        }
+        return NULL;
 }
 
 int suspendctl_client_get_fd(const SuspendctlClient *c)
@@ -715,12 +733,27 @@ gboolean suspendctl_client_remove_fd(SuspendctlClient *c, guint32 id, GError **e
         return call(c, &m, NULL, NULL, NULL, error);
 }
 
-/* Start a request; returns the attempt id (0: immediate-mode no-op) or -1 with error. */
-static gint64 request_suspend(SuspendctlClient *c, gboolean user, GError **error)
+/* Start a request; returns the attempt id (0: immediate-mode no-op) or -1 with error. A plain
+ * suspend sends no state, so it reads the same to a daemon of either protocol version. */
+static gint64 request_suspend(SuspendctlClient *c, SuspendctlSleepState state, gboolean user, GError **error)
 {
         SdpMessage m, reply;
+        const char *name = suspendctl_sleep_state_name(state);
+
+        if (!name) {
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_BAD_FIELD, "no such sleep state %d", (int)state);
+                return -1;
+        }
+        if (state != SUSPENDCTL_SLEEP_SUSPEND && c->version < 2) {
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_UNSUPPORTED,
+                            "this suspendd speaks protocol version %u: %s needs version 2 (a newer suspendd)",
+                            c->version, name);
+                return -1;
+        }
         sdp_message_init(&m, SDP_SUSPEND);
         sdp_add(&m, "kind", user ? "user" : "application");
+        if (state != SUSPENDCTL_SLEEP_SUSPEND)
+                sdp_add(&m, "state", name);
         if (!call(c, &m, NULL, NULL, &reply, error))
                 return -1;
         return (gint64)sdp_get_u64_or(&reply, "attempt", 0);
@@ -751,8 +784,14 @@ static gboolean outcome_result(SuspendctlRecord *r, SuspendctlRecord **outcome, 
 gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *attempt,
                                    SuspendctlRecord **outcome, GError **error)
 {
+        return suspendctl_client_sleep(c, SUSPENDCTL_SLEEP_SUSPEND, user, attempt, outcome, error);
+}
+
+gboolean suspendctl_client_sleep(SuspendctlClient *c, SuspendctlSleepState state, gboolean user,
+                                 guint64 *attempt, SuspendctlRecord **outcome, GError **error)
+{
         gint64 deadline = deadline_for(c, SUSPENDCTL_TIMEOUT_ATTEMPT_MS);
-        gint64 id = request_suspend(c, user, error);
+        gint64 id = request_suspend(c, state, user, error);
         GQueue keep = G_QUEUE_INIT;
         gboolean result = FALSE;
 
@@ -798,6 +837,7 @@ gboolean suspendctl_client_suspend(SuspendctlClient *c, gboolean user, guint64 *
  * caller's connection and main loop stay free. */
 typedef struct {
         char *path;
+        SuspendctlSleepState state;
         gboolean user;
         int timeout_ms;
 } SuspendJob;
@@ -815,7 +855,7 @@ static void suspend_thread(GTask *task, gpointer src, gpointer data, GCancellabl
         GError *error = NULL;
         SuspendctlRecord *outcome = NULL;
         SuspendctlClient *own = suspendctl_client_new_with_timeout(j->path, "libsuspendctl-async", j->timeout_ms, &error);
-        if (own && suspendctl_client_suspend(own, j->user, NULL, &outcome, &error) && !outcome)
+        if (own && suspendctl_client_sleep(own, j->state, j->user, NULL, &outcome, &error) && !outcome)
                 outcome = record_simple("resumed", "noop", "1");
         suspendctl_client_free(own);
         if (error) {
@@ -829,9 +869,16 @@ static void suspend_thread(GTask *task, gpointer src, gpointer data, GCancellabl
 void suspendctl_client_suspend_async(SuspendctlClient *c, gboolean user, GCancellable *cancellable,
                                      GAsyncReadyCallback callback, gpointer user_data)
 {
+        suspendctl_client_sleep_async(c, SUSPENDCTL_SLEEP_SUSPEND, user, cancellable, callback, user_data);
+}
+
+void suspendctl_client_sleep_async(SuspendctlClient *c, SuspendctlSleepState state, gboolean user,
+                                   GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+{
         GTask *task = g_task_new(NULL, cancellable, callback, user_data);
         SuspendJob *j = g_new0(SuspendJob, 1);
         j->path = g_strdup(c->path);
+        j->state = state;
         j->user = user;
         j->timeout_ms = c->timeout_ms;
         g_task_set_source_tag(task, suspendctl_client_suspend_async);

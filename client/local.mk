@@ -5,7 +5,7 @@ client_libsuspendctl_la_SOURCES = client/libsuspendctl.c client/suspendctl.h
 client_libsuspendctl_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 client_libsuspendctl_la_LIBADD = protocol/libsdp.la $(GLIB_LIBS)
 # Only suspendctl_* is exported; the codec inside stays private.
-client_libsuspendctl_la_LDFLAGS = $(AM_LDFLAGS) -version-info 1:0:1 \
+client_libsuspendctl_la_LDFLAGS = $(AM_LDFLAGS) -version-info 2:0:2 \
 	-Wl,--version-script=$(top_srcdir)/client/libsuspendctl.sym
 EXTRA_client_libsuspendctl_la_DEPENDENCIES = client/libsuspendctl.sym
 pkgconfigdir = $(libdir)/pkgconfig

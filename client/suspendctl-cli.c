@@ -26,6 +26,9 @@ static const char *const usage_text =
 "  status [--json]                     who blocks, watches, disables; alarms; recent attempts\n"
 "  block [--why TEXT] -- CMD [ARG]...  keep the system awake while CMD runs\n"
 "  suspend [--user]                    ask for a suspend and wait for its outcome\n"
+"  hibernate [--user]                  the same for a hibernation\n"
+"  hybrid-sleep [--user]               the same for hybrid sleep (image written, then suspend)\n"
+"  suspend-then-hibernate [--user]     suspend, and hibernate after HibernateDelaySec\n"
 "  mode [on-demand|immediate]          show or set the daemon's mode\n"
 "  disable [--why TEXT] -- CMD [ARG]...  no suspend or hibernate at all while CMD runs\n"
 "  alarm add (--at TIME|--in DURATION|--cron \"M H DOM MON DOW\") --name NAME\n"
@@ -112,7 +115,8 @@ static int print_help(const char *cmd)
         bool in_cmd = false;
         printf("Usage: suspendctl [--socket PATH] [--timeout DURATION] %s ...\n", cmd);
         for (gchar **l = lines; *l; l++) {
-                if (g_str_has_prefix(*l, "  ") && !g_str_has_prefix(*l, "   ") && *l + 2 == strstr(*l, cmd))
+                if (g_str_has_prefix(*l, "  ") && !g_str_has_prefix(*l, "   ") && *l + 2 == strstr(*l, cmd) &&
+                    ((*l)[2 + strlen(cmd)] == ' ' || (*l)[2 + strlen(cmd)] == '\0'))
                         in_cmd = true;
                 else if (!g_str_has_prefix(*l, "        "))
                         in_cmd = false;
@@ -181,13 +185,20 @@ static void print_daemon_and_kernel(GPtrArray *items)
                 const SuspendctlRecord *r = g_ptr_array_index(items, i);
                 const char *t = suspendctl_record_type(r);
                 if (strcmp(t, "daemon") == 0) {
-                        printf("suspendd %s (pid %s): mode %s, state %s%s\n", get(r, "version"), get(r, "pid"),
+                        printf("suspendd %s (pid %s): mode %s, state %s%s%s%s\n", get(r, "version"), get(r, "pid"),
                                get(r, "mode"), get(r, "state"),
-                               strcmp(get(r, "dark_pending"), "1") == 0 ? " (dark resume: sleeps again after the alarm's job)" : "");
+                               strcmp(get(r, "dark_pending"), "1") == 0 ? " (dark resume: after the alarm's job: " : "",
+                               strcmp(get(r, "dark_pending"), "1") == 0 ? get(r, "dark_sleep_state") : "",
+                               strcmp(get(r, "dark_pending"), "1") == 0 ? ")" : "");
+                        if (suspendctl_record_get_u64(r, "hibernate_at", 0)) {
+                                g_autofree char *at = format_time(suspendctl_record_get_u64(r, "hibernate_at", 0));
+                                printf("  suspend-then-hibernate: hibernates at %s\n", at);
+                        }
                 } else if (strcmp(t, "kernel") == 0) {
                         printf("kernel: states [%s], mem_sleep %s, sleep_mode %s, sleepctl %s, rtc %s\n",
                                get(r, "states"), get(r, "mem_sleep"), get(r, "sleep_mode"), get(r, "sleepctl"),
                                get(r, "rtc"));
+                        printf("  hibernation: %s (disk %s)\n", get(r, "hibernate"), get(r, "disk"));
                         if (strcmp(get(r, "cooperative"), "1") == 0)
                                 printf("  cooperative: direct writes to /sys/power/state wait while suspendd blocks\n");
                         if (*get(r, "holders"))
@@ -263,6 +274,8 @@ static void print_attempts(GPtrArray *items)
                 if (strcmp(suspendctl_record_type(r), "attempt") != 0)
                         continue;
                 printf("  #%-4s %-11s %-11s", get(r, "attempt"), get(r, "kind"), get(r, "result"));
+                if (*get(r, "sleep_state") && strcmp(get(r, "sleep_state"), "suspend") != 0)
+                        printf(" [%s]", get(r, "sleep_state"));
                 if (strcmp(get(r, "result"), "resumed") == 0) {
                         g_autofree char *slept = cli_format_duration_ms(suspendctl_record_get_u64(r, "slept_ms", 0));
                         printf(" slept %s, woke by %s%s", slept, get(r, "wake"),
@@ -452,11 +465,28 @@ static int cmd_block(int argc, char **argv)
         return rc;
 }
 
+/* "resumed after", or for another state "resumed from hibernate after" (suspendctl(1)) */
 static void print_outcome(const SuspendctlRecord *r)
 {
         g_autofree char *slept = cli_format_duration_ms(suspendctl_record_get_u64(r, "slept_ms", 0));
-        printf("attempt %s: resumed after %s, woken by %s%s%s%s\n", get(r, "attempt"), slept, get(r, "wake"),
+        const char *state = get(r, "sleep_state");
+        bool plain = !*state || strcmp(state, "suspend") == 0;
+
+        printf("attempt %s: resumed %s%s%safter %s, woken by %s%s%s%s\n", get(r, "attempt"), plain ? "" : "from ",
+               plain ? "" : state, plain ? "" : " ", slept, get(r, "wake"),
                *get(r, "alarm") ? " (alarm " : "", get(r, "alarm"), *get(r, "alarm") ? ")" : "");
+}
+
+/* suspend, hibernate, hybrid-sleep, suspend-then-hibernate: the command names the state */
+static SuspendctlSleepState state_of_command(const char *cmd)
+{
+        if (strcmp(cmd, "hibernate") == 0)
+                return SUSPENDCTL_SLEEP_HIBERNATE;
+        if (strcmp(cmd, "hybrid-sleep") == 0)
+                return SUSPENDCTL_SLEEP_HYBRID;
+        if (strcmp(cmd, "suspend-then-hibernate") == 0)
+                return SUSPENDCTL_SLEEP_SUSPEND_THEN_HIBERNATE;
+        return SUSPENDCTL_SLEEP_SUSPEND;
 }
 
 static int cmd_suspend(int argc, char **argv)
@@ -467,20 +497,21 @@ static int cmd_suspend(int argc, char **argv)
         SuspendctlRecord *outcome = NULL;
         GError *error = NULL;
         guint64 attempt = 0;
+        SuspendctlSleepState state = state_of_command(argv[0]);
 
         for (int i = 1; i < argc; i++) {
                 if (strcmp(argv[i], "--user") == 0)
                         user = true;
                 else
-                        return usage_error("suspend: unexpected argument '%s'", argv[i]);
+                        return usage_error("%s: unexpected argument '%s'", argv[0], argv[i]);
         }
         if (!(c = connect_or_fail(&rc)))
                 return rc;
         if (isatty(STDOUT_FILENO)) {
-                printf("asking suspendd for a%s suspend…\n", user ? " forced (user)" : "n application");
+                printf("asking suspendd for a%s %s…\n", user ? " forced (user)" : "n application", argv[0]);
                 fflush(stdout);
         }
-        if (!suspendctl_client_suspend(c, user, &attempt, &outcome, &error)) {
+        if (!suspendctl_client_sleep(c, state, user, &attempt, &outcome, &error)) {
                 if (g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_ABORTED)) {
                         printf("attempt %llu: aborted: %s%s%s\n", (unsigned long long)attempt, get(outcome, "reason"),
                                *get(outcome, "detail") ? ": " : "", get(outcome, "detail"));
@@ -865,6 +896,8 @@ int main(int argc, char **argv)
                 int (*run)(int, char **);
         } commands[] = {
                 { "status", cmd_status }, { "block", cmd_block }, { "suspend", cmd_suspend },
+                { "hibernate", cmd_suspend }, { "hybrid-sleep", cmd_suspend },
+                { "suspend-then-hibernate", cmd_suspend },
                 { "mode", cmd_mode }, { "disable", cmd_disable }, { "alarm", cmd_alarm },
                 { "monitor", cmd_monitor }, { "watch", cmd_watch },
         };

@@ -128,6 +128,26 @@ void suspendctl_client_suspend_async(SuspendctlClient *c, gboolean user, GCancel
 /* Returns the outcome record (caller frees) or NULL with error. */
 SuspendctlRecord *suspendctl_client_suspend_finish(SuspendctlClient *c, GAsyncResult *result, GError **error);
 
+/* What a request puts the machine into (since 0.3; protocol version 2, PROTOCOL.md §6.7). */
+typedef enum {
+        SUSPENDCTL_SLEEP_SUSPEND,
+        SUSPENDCTL_SLEEP_HIBERNATE,
+        SUSPENDCTL_SLEEP_HYBRID,
+        SUSPENDCTL_SLEEP_SUSPEND_THEN_HIBERNATE,
+} SuspendctlSleepState;
+/* "suspend", "hibernate", "hybrid", "suspend-then-hibernate": the protocol's words; NULL if none. */
+const char *suspendctl_sleep_state_name(SuspendctlSleepState state);
+/* As suspendctl_client_suspend, into `state`. A state other than SUSPENDCTL_SLEEP_SUSPEND needs a
+ * daemon of protocol version 2 (else SUSPENDCTL_ERROR_UNSUPPORTED, nothing sent); the daemon
+ * refuses a state the system cannot use with SUSPENDCTL_ERROR_UNSUPPORTED naming why. The
+ * outcome record carries sleep_state. Finish the async form with suspendctl_client_suspend_finish. */
+gboolean suspendctl_client_sleep(SuspendctlClient *c, SuspendctlSleepState state, gboolean user,
+                                 guint64 *attempt, SuspendctlRecord **outcome, GError **error);
+void suspendctl_client_sleep_async(SuspendctlClient *c, SuspendctlSleepState state, gboolean user,
+                                   GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data);
+/* The protocol version the connection speaks (1 with a daemon older than hibernation). */
+guint suspendctl_client_get_version(const SuspendctlClient *c);
+
 char *suspendctl_client_get_mode(SuspendctlClient *c, GError **error);   /* g_free */
 gboolean suspendctl_client_set_mode(SuspendctlClient *c, const char *mode, GError **error);
 

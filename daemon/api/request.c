@@ -239,8 +239,8 @@ static bool sleep_supported(Reply *r, SleepState sleep)
         reason = decide_sleep_unsupported(&facts, sleep, &why);
         if (!reason)
                 return true;
-        reply_error(r, SDP_E_UNSUPPORTED, "state", "reason", reason, "%s is not possible: %s",
-                    sleep_state_name(sleep), why);
+        reply_error(r, SDP_E_UNSUPPORTED, "state", "reason", reason, "%s is not possible (%s): %s",
+                    sleep_state_name(sleep), reason, why);
         return false;
 }
 

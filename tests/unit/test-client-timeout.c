@@ -68,6 +68,8 @@ static gboolean play(Fake *f, int fd, int n, const char *req)
         case SILENT_AFTER_SUSPEND:
         case CLOSE_AFTER_SUSPEND:
                 if (n == 1 && g_str_has_prefix(req, "suspend")) {
+                        /* this fake speaks version 1: a plain suspend must not carry state */
+                        ck_assert_ptr_null(strstr(req, "state="));
                         answer(fd, req, " attempt=7");
                         return f->script == SILENT_AFTER_SUSPEND;
                 }
@@ -380,6 +382,30 @@ START_TEST(test_daemon_not_reading)
 }
 END_TEST
 
+/* A version 1 daemon (these fakes answer hello version=1): a hibernation is refused by the
+ * library at once (UNSUPPORTED, not the fake's silence running into TIMED_OUT), nothing sent. */
+START_TEST(test_version_1_daemon_no_hibernation)
+{
+        Fake *f = fake_start(SILENT_AFTER_HELLO);
+        SuspendctlClient *c = connected(f);
+        GError *error = NULL;
+        guint64 attempt = 99;
+
+        ck_assert_uint_eq(suspendctl_client_get_version(c), 1);
+        for (SuspendctlSleepState s = SUSPENDCTL_SLEEP_HIBERNATE; s <= SUSPENDCTL_SLEEP_SUSPEND_THEN_HIBERNATE; s++) {
+                ck_assert(!suspendctl_client_sleep(c, s, FALSE, &attempt, NULL, &error));
+                ck_assert_msg(g_error_matches(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_UNSUPPORTED), "%s", error->message);
+                ck_assert_ptr_nonnull(strstr(error->message, suspendctl_sleep_state_name(s)));
+                g_clear_error(&error);
+        }
+        ck_assert_uint_eq(attempt, 99);
+        ck_assert_str_eq(suspendctl_sleep_state_name(SUSPENDCTL_SLEEP_HYBRID), "hybrid");
+        ck_assert_ptr_null(suspendctl_sleep_state_name((SuspendctlSleepState)42));
+        suspendctl_client_free(c);
+        fake_stop(f);
+}
+END_TEST
+
 START_TEST(test_never_accepts)
 {
         Fake *f = fake_start(NEVER_ACCEPT);
@@ -410,6 +436,7 @@ int main(void)
         tcase_add_test(tc, test_suspend_close);
         tcase_add_test(tc, test_daemon_not_reading);
         tcase_add_test(tc, test_never_accepts);
+        tcase_add_test(tc, test_version_1_daemon_no_hibernation);
         tcase_add_test(tc, test_late_reply_dropped);
         tcase_add_test(tc, test_0_1_constructor_waits_as_before);
         return run_tap(s, tc);
