@@ -114,7 +114,7 @@ static const SdpFieldSpec f_aborted[] = {
 };
 static const SdpFieldSpec f_alarm_fired[] = {
         ID("alarm", true), NAME("name", true), U64("hold_ms", true, 0, UINT64_MAX),
-        ATTEMPT("attempt", false), END,
+        ATTEMPT("attempt", false), U64("late_s", false, 0, UINT64_MAX), END,
 };
 /* client 0 is the daemon itself (alarm holds) */
 static const SdpFieldSpec f_blocked[] = {

@@ -9,7 +9,7 @@ from harness import Env, SUSPENDCTL
 def step(text):
     print("\n=== %s ===" % text, flush=True)
 
-with Env() as env:
+with Env(config="[Attempt]\nHibernateDelaySec=5\n") as env:
     e = dict(os.environ, SUSPENDD_SOCKET=env.socket)
     def ctl(*args, show=True):
         if show:
@@ -60,6 +60,18 @@ with Env() as env:
     events()
     for line in open(job_log).read().splitlines():
         print("    " + line, flush=True)
+    step("8. the lid closes for the night: suspend-then-hibernate (HibernateDelaySec=5)")
+    print("    (the RTC is armed for the deadline; when it wakes the machine, the daemon hibernates at once)", flush=True)
+    entered = int(env.kstats()["entered"])
+    ctl("suspend-then-hibernate")
+    env.kernel("wait-entered %d" % (entered + 2))
+    env.kernel("wait-sleeping")
+    print("    (hibernated: the fake kernel wrote '%s' with /sys/power/disk %s; now the power button)"
+          % (env.kstats()["last_state"], env.kstats()["last_disk_mode"]), flush=True)
+    env.kernel("wake PNP0C0D:00")
+    env.kernel("wait-completed %d" % (entered + 2))
+    time.sleep(0.5)
+    events()
     ctl("status")
     mon.terminate(); mon.wait()
 print("\n=== demo done (fake kernel) ===")

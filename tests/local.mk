@@ -112,6 +112,8 @@ EXTRA_DIST += tests/integration/harness.py tests/integration/fake-systemd.py \
 # Daemon-on-a-real-kernel tests: run in the QEMU guest by `make check-vm` (vm-image/local.mk).
 GUEST_TESTS += \
 	tests/guest/real-suspend.test \
+	tests/guest/hibernate.test \
+	tests/guest/suspend-then-hibernate.test \
 	tests/guest/backup-alarm.test \
 	tests/guest/disable-crash.test \
 	tests/guest/cooperative.test \

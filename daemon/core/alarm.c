@@ -232,12 +232,17 @@ static void start_command(Daemon *d, Alarm *a)
                 alarm_save(d);
 }
 
+/* An alarm that fires this long after its time was not woken for: it came due while the machine
+ * slept unarmed (a user suspend, a hibernation the RTC could not end) or the daemon was not
+ * running. Below it is the ordinary delay of a resume the RTC made. */
+#define ALARM_LATE_S 60
+
 static void fire(Daemon *d, Alarm *a, uint64_t woke_attempt)
 {
         char reason[128];
         SdpMessage ev;
         AlarmRef *ref;
-        time_t now = time(NULL);
+        time_t now = time(NULL), late = now - a->next;
 
         a->fired++;
         a->next = a->cron ? compute_next(a, now) : 0;
@@ -247,7 +252,8 @@ static void fire(Daemon *d, Alarm *a, uint64_t woke_attempt)
                 if (blocker_add(d, BLOCKER_ALARM, NULL, a->id, reason, 0, a->owner, "alarm") == 0)
                         a->holding = true;
         }
-        log_info("alarm %s (uid %u) fired; holding for %s", a->name, (unsigned)a->owner,
+        log_info("alarm %s (uid %u) fired%s; holding for %s", a->name, (unsigned)a->owner,
+                 late >= ALARM_LATE_S ? " late (it came due while the machine slept or the daemon was down)" : "",
                  a->command ? "its command" : "its hold time");
         alarm_changed(d, a, "fired");
         if (a->cron)
@@ -258,6 +264,8 @@ static void fire(Daemon *d, Alarm *a, uint64_t woke_attempt)
         sdp_add_u64(&ev, "hold_ms", (uint64_t)a->hold_s * 1000);
         if (woke_attempt)
                 sdp_add_u64(&ev, "attempt", woke_attempt);
+        if (late >= ALARM_LATE_S)
+                sdp_add_u64(&ev, "late_s", (uint64_t)late);
         events_to_uid(d, a->owner, &ev);
 
         if (a->hold_timer)
