@@ -191,15 +191,21 @@ static void selected_word(const char *list, char *out, size_t size)
         out[n] = '\0';
 }
 
-int sysfs_read_disk_mode(Sysfs *s, char *mode, size_t size)
+/* The selected word of a kernel list file ("" when nothing is bracketed), or -errno. */
+static int read_selected(const Sysfs *s, const char *rel, char *out, size_t size)
 {
         char buf[128];
-        int r = read_attr(s, "/sys/power/disk", buf, sizeof buf);
+        int r = read_attr(s, rel, buf, sizeof buf);
 
         if (r < 0)
                 return r;
-        selected_word(buf, mode, size);
+        selected_word(buf, out, size);
         return 0;
+}
+
+int sysfs_read_disk_mode(Sysfs *s, char *mode, size_t size)
+{
+        return read_selected(s, "/sys/power/disk", mode, size);
 }
 
 bool sysfs_disk_mode_offered(Sysfs *s, const char *mode)
@@ -259,11 +265,8 @@ void sysfs_hibernate_facts(Sysfs *s, const char *suspend_state, bool rtc, Hibern
         }
         f->disk_mode_suspend = sysfs_disk_mode_offered(s, "suspend");
         /* no lockdown LSM: nothing locked down */
-        if (read_attr(s, "/sys/kernel/security/lockdown", buf, sizeof buf) == 0) {
-                char level[32];
-                selected_word(buf, level, sizeof level);
-                f->locked_down = level[0] && strcmp(level, "none") != 0;
-        }
+        if (read_selected(s, "/sys/kernel/security/lockdown", buf, sizeof buf) == 0)
+                f->locked_down = buf[0] && strcmp(buf, "none") != 0;
         f->resume_device = read_attr(s, "/sys/power/resume", buf, sizeof buf) == 0 && buf[0] &&
                            strcmp(buf, "0:0") != 0;
         f->rtc = rtc;
@@ -300,12 +303,8 @@ int sysfs_write_state(Sysfs *s, const char *state)
 
 int sysfs_read_sleep_mode(Sysfs *s, char *mode, size_t size)
 {
-        char buf[128];
-        int r = read_attr(s, "/sys/power/sleep_mode", buf, sizeof buf);
-        if (r < 0)
-                return r;
-        selected_word(buf, mode, size);
-        return mode[0] ? 0 : -EIO;
+        int r = read_selected(s, "/sys/power/sleep_mode", mode, size);
+        return r < 0 ? r : mode[0] ? 0 : -EIO;
 }
 
 int sysfs_read_sleep_modes(Sysfs *s, char *modes, size_t size)
