@@ -77,10 +77,14 @@ static void close_registered_fd(gpointer p)
         g_free(r);
 }
 
+static void batch_drop(const Client *c);
+
 void client_free(Client *c)
 {
         GHashTableIter it;
         gpointer v;
+
+        batch_drop(c);
         g_hash_table_iter_init(&it, c->fds);
         while (g_hash_table_iter_next(&it, NULL, &v))
                 close_registered_fd(v);
@@ -355,43 +359,102 @@ static void refuse(Client *c, uint64_t seq, int *fds, size_t *n_fds, SdpError co
         reply_finish(&r);
 }
 
-/* One datagram of the connection: CLIENT_INPUT_REQUEST with the decoded request and the fds that
- * came with it (the caller owns them); CLIENT_INPUT_ANSWERED when it was refused here (too
- * large, too many fds, not decodable: the error reply is sent); CLIENT_INPUT_NONE when there is
- * nothing to read now, the peer's replies are not read yet (backpressure), or it is gone. */
-ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds)
-{
-        char buf[SDP_MAX_MESSAGE + 1];
+/* Datagrams read ahead by one recvmmsg(): a busy peer's requests cost one system call per
+ * batch rather than one per request plus the one that finds the socket empty (issue 19, the
+ * socket path; BENCHMARKS.md). The batch belongs to one connection and is used up before
+ * another is read: the caller's budget caps it (server.c's fairness per wake), so nothing read
+ * is ever left behind. Single-threaded, like the whole transport. */
+#define RECV_BATCH 16
+static struct {
+        Client *owner;
+        unsigned n, next;
+        struct mmsghdr mm[RECV_BATCH];
+        struct iovec iov[RECV_BATCH];
+        char buf[RECV_BATCH][SDP_MAX_MESSAGE + 1];
         union {
                 char buf[CMSG_SPACE(sizeof(int) * CLIENT_MAX_FDS)];
                 struct cmsghdr align;
-        } control;
-        struct iovec iov = { buf, sizeof buf };
-        struct msghdr mh = {
-                .msg_iov = &iov, .msg_iovlen = 1,
-                .msg_control = control.buf, .msg_controllen = sizeof control.buf,
-        };
+        } control[RECV_BATCH];
+} batch;
+
+/* What is left of c's batch is never read: it is going (a connection's memory may be reused
+ * by the next one, which must not inherit it). */
+static void batch_drop(const Client *c)
+{
+        if (batch.owner == c) {
+                batch.owner = NULL;
+                batch.n = batch.next = 0;
+        }
+}
+
+/* Read up to `want` datagrams of c; 0 (nothing now), 1.., or -errno. */
+static int fill_batch(Client *c, unsigned want)
+{
+        int n;
+
+        batch.owner = c;
+        batch.n = batch.next = 0;
+        if (want > RECV_BATCH)
+                want = RECV_BATCH;
+        for (unsigned i = 0; i < want; i++) {
+                batch.iov[i] = (struct iovec){ batch.buf[i], sizeof batch.buf[i] };
+                batch.mm[i].msg_hdr = (struct msghdr){
+                        .msg_iov = &batch.iov[i], .msg_iovlen = 1,
+                        .msg_control = batch.control[i].buf, .msg_controllen = sizeof batch.control[i].buf,
+                };
+                batch.mm[i].msg_len = 0;
+        }
+        do
+                n = recvmmsg(c->fd, batch.mm, want, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC, NULL);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+        batch.n = (unsigned)n;
+        return n;
+}
+
+/* One datagram of the connection: CLIENT_INPUT_REQUEST with the decoded request and the fds that
+ * came with it (the caller owns them); CLIENT_INPUT_ANSWERED when it was refused here (too
+ * large, too many fds, not decodable: the error reply is sent); CLIENT_INPUT_NONE when there is
+ * nothing to read now, the peer's replies are not read yet (backpressure), or it is gone.
+ * `budget`: how many more datagrams the caller takes from c in this wake (at least 1). */
+ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds, unsigned budget)
+{
+        struct msghdr *mh;
+        const char *buf;
         SdpProblem p;
         ssize_t n;
+        unsigned room;
 
         *n_fds = 0;
-        if (c->closing || g_queue_get_length(&c->out) >= c->d->cfg.max_queued_messages)
+        if (batch.owner != c)
+                batch.n = batch.next = 0;
+        if (c->closing || g_queue_get_length(&c->out) >= c->d->cfg.max_queued_messages) {
+                batch_drop(c);
                 return CLIENT_INPUT_NONE;   /* backpressure: read more once it has read our replies */
-        do
-                n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                return CLIENT_INPUT_NONE;
-        if (n < 0) {
-                client_disconnect(c, g_strerror(errno));
-                return CLIENT_INPUT_NONE;
         }
-        if (n == 0 && mh.msg_controllen == 0 && peer_closed(c->fd)) {
+        if (batch.next == batch.n) {
+                /* no more than the queue has room for: each request has one final reply */
+                room = c->d->cfg.max_queued_messages - g_queue_get_length(&c->out);
+                int r = fill_batch(c, MIN(budget ? budget : 1, room));
+                if (r < 0) {
+                        batch_drop(c);
+                        client_disconnect(c, g_strerror(-r));
+                        return CLIENT_INPUT_NONE;
+                }
+                if (r == 0)
+                        return CLIENT_INPUT_NONE;
+        }
+        mh = &batch.mm[batch.next].msg_hdr;
+        n = (ssize_t)batch.mm[batch.next].msg_len;
+        buf = batch.buf[batch.next++];
+        if (n == 0 && mh->msg_controllen == 0 && peer_closed(c->fd)) {
+                batch_drop(c);   /* the rest is end of file again: recvmmsg fills every entry */
                 client_disconnect(c, NULL);   /* end of file: the peer closed */
                 return CLIENT_INPUT_NONE;
         }
         /* else an empty datagram: decoded below, it is a bad-message */
-        take_fds(&mh, fds, n_fds);
+        take_fds(mh, fds, n_fds);
         if ((size_t)n > SDP_MAX_MESSAGE) {
                 refuse(c, 0, fds, n_fds, SDP_E_TOO_LARGE, NULL, "message of %zd bytes exceeds %u", n,
                        SDP_MAX_MESSAGE);
@@ -400,7 +463,7 @@ ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds)
                 return CLIENT_INPUT_ANSWERED;
         }
         c->too_large = 0;
-        if (mh.msg_flags & MSG_CTRUNC) {
+        if (mh->msg_flags & MSG_CTRUNC) {
                 /* answer the request's seq if it has one, so the caller can match it */
                 uint64_t seq = sdp_decode(m, buf, (size_t)n, &p) == 0 ? sdp_get_u64_or(m, "seq", 0) : 0;
                 refuse(c, seq, fds, n_fds, SDP_E_BAD_FD, NULL,

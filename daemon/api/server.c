@@ -192,7 +192,7 @@ static void receive(Client *c)
                 SdpMessage m;
                 int fds[CLIENT_MAX_FDS];
                 size_t n_fds;
-                ClientInput in = client_receive(c, &m, fds, &n_fds);
+                ClientInput in = client_receive(c, &m, fds, &n_fds, (unsigned)(MAX_MESSAGES_PER_WAKE - i));
 
                 if (in == CLIENT_INPUT_NONE)
                         return;
