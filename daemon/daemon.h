@@ -293,6 +293,7 @@ void client_send(Client *c, const SdpMessage *m);   /* events only */
 #define CLIENT_MAX_FDS 8   /* descriptors taken from one datagram */
 typedef enum { CLIENT_INPUT_NONE, CLIENT_INPUT_ANSWERED, CLIENT_INPUT_REQUEST } ClientInput;
 ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds, unsigned budget);
+void client_receive_done(Client *c);   /* the end of one wake's reading of c */
 
 /* The reply to one request (PROTOCOL.md §2): `item`s, then exactly one final `ok` or `error`.
  * Every request, decodable or not, is answered through one Reply: reply_begin(), a handler,

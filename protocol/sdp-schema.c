@@ -20,6 +20,7 @@
 #define ENUM(k, req, w) { k, SDP_FIELD_ENUM, req, 0, 0, 0, w, 0 }
 /* a request field a later protocol version added: unknown-field on a connection below it */
 #define ENUM_SINCE(v, k, req, w) { k, SDP_FIELD_ENUM, req, 0, 0, 0, w, v }
+#define BOOL_SINCE(v, k, req) { k, SDP_FIELD_BOOL, req, 0, 1, 0, NULL, v }
 #define ID(k, req) U64(k, req, 1, U32_MAX)
 #define ATTEMPT(k, req) U64(k, req, 1, UINT64_MAX)
 
@@ -71,8 +72,10 @@ static const SdpFieldSpec f_seq_only[] = { SEQ_OPTIONAL, END };
 static const SdpFieldSpec f_block[] = { SEQ_OPTIONAL, ID("id", true), TEXT("reason", false, 256), BOOL("noreply", false), END };
 static const SdpFieldSpec f_unblock[] = { SEQ_OPTIONAL, ID("id", true), BOOL("noreply", false), END };
 static const SdpFieldSpec f_watch[] = { SEQ_OPTIONAL, TEXT("name", false, 64), U64("budget_ms", false, 1, 60000), END };
-static const SdpFieldSpec f_ready[] = { SEQ_OPTIONAL, ATTEMPT("attempt", true), END };
-static const SdpFieldSpec f_veto[] = { SEQ_OPTIONAL, ATTEMPT("attempt", true), TEXT("reason", true, 256), END };
+static const SdpFieldSpec f_ready[] = { SEQ_OPTIONAL, ATTEMPT("attempt", true), BOOL_SINCE(2, "noreply", false), END };
+static const SdpFieldSpec f_veto[] = {
+        SEQ_OPTIONAL, ATTEMPT("attempt", true), TEXT("reason", true, 256), BOOL_SINCE(2, "noreply", false), END,
+};
 static const SdpFieldSpec f_fd_add[] = { SEQ_OPTIONAL, ID("id", true), TEXT("label", false, 64), END };
 static const SdpFieldSpec f_fd_remove[] = { SEQ_OPTIONAL, ID("id", true), END };
 static const SdpFieldSpec f_suspend[] = {

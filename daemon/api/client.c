@@ -368,6 +368,7 @@ static void refuse(Client *c, uint64_t seq, int *fds, size_t *n_fds, SdpError co
 static struct {
         Client *owner;
         unsigned n, next;
+        bool drained;              /* the last read got fewer than it asked for: the socket was empty */
         struct mmsghdr mm[RECV_BATCH];
         struct iovec iov[RECV_BATCH];
         char buf[RECV_BATCH][SDP_MAX_MESSAGE + 1];
@@ -384,6 +385,7 @@ static void batch_drop(const Client *c)
         if (batch.owner == c) {
                 batch.owner = NULL;
                 batch.n = batch.next = 0;
+                batch.drained = false;
         }
 }
 
@@ -394,6 +396,7 @@ static int fill_batch(Client *c, unsigned want)
 
         batch.owner = c;
         batch.n = batch.next = 0;
+        batch.drained = false;
         if (want > RECV_BATCH)
                 want = RECV_BATCH;
         for (unsigned i = 0; i < want; i++) {
@@ -410,7 +413,16 @@ static int fill_batch(Client *c, unsigned want)
         if (n < 0)
                 return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
         batch.n = (unsigned)n;
+        /* fewer than asked: the socket was empty then, so this wake need not ask again (what
+         * comes later makes epoll report the socket again; the lone answer of a watcher costs
+         * one system call, not two) */
+        batch.drained = (unsigned)n < want;
         return n;
+}
+
+void client_receive_done(Client *c)
+{
+        batch_drop(c);
 }
 
 /* One datagram of the connection: CLIENT_INPUT_REQUEST with the decoded request and the fds that
@@ -433,6 +445,8 @@ ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds, un
                 batch_drop(c);
                 return CLIENT_INPUT_NONE;   /* backpressure: read more once it has read our replies */
         }
+        if (batch.next == batch.n && batch.owner == c && batch.drained)
+                return CLIENT_INPUT_NONE;
         if (batch.next == batch.n) {
                 /* no more than the queue has room for: each request has one final reply */
                 room = c->d->cfg.max_queued_messages - g_queue_get_length(&c->out);

@@ -126,6 +126,7 @@ static void handle_answer(Reply *r, const SdpMessage *m, bool ready)
         Daemon *d = c->d;
         uint64_t attempt = sdp_get_u64_or(m, "attempt", 0);
 
+        r->quiet_ok = sdp_get_bool(m, "noreply", false);   /* §6.5: success is silent, errors are not */
         attempt_fd_owner_answered(d, c);
         if (!attempt_active(d) || d->state != ATTEMPT_NOTIFY || c->asked != attempt ||
             attempt != d->current.id || c->answered == attempt) {

@@ -195,10 +195,11 @@ static void receive(Client *c)
                 ClientInput in = client_receive(c, &m, fds, &n_fds, (unsigned)(MAX_MESSAGES_PER_WAKE - i));
 
                 if (in == CLIENT_INPUT_NONE)
-                        return;
+                        break;
                 if (in == CLIENT_INPUT_REQUEST)
                         request_handle(c, &m, fds, n_fds);
         }
+        client_receive_done(c);   /* the next wake reads afresh */
 }
 
 static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)

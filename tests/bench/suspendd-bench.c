@@ -9,10 +9,14 @@
  *                                                  to FILE2 per pair (wake_lock/wake_unlock in the
  *                                                  guest; a tmpfs file pair on the host)
  *   suspendd-bench sleepctl N                      STAY_AWAKE+RELAX ioctl pairs on /dev/sleepctl
- *   suspendd-bench fanout SOCKET WATCHERS ROUNDS   WATCHERS watchers answer ready at once: ms from
+ *   suspendd-bench fanout SOCKET WATCHERS ROUNDS [CTL]   WATCHERS watchers answer ready at once: ms from
  *                                                  the request to the resume (fake kernel, no sleep),
  *                                                  and the daemon's notify_us of each round (a round
- *                                                  without it is an error, not a number)
+ *                                                  without it is an error, not a number); with CTL
+ *                                                  (the fake kernel's control socket) also the resume
+ *                                                  latency: the state write's return → the last
+ *                                                  watcher holding `resumed` (watchers answer
+ *                                                  noreply=1, protocol version 2)
  *   suspendd-bench cycles SOCKET STATE PAIRS [COUNT]
  *                                                  suspend cycles, interleaved ABBA: a bare write of
  *                                                  "mem" to STATE (after the wakeup_count handshake
@@ -131,7 +135,7 @@ static int connect_daemon(const char *path, const char *name)
         /* a daemon that stops answering fails the measurement instead of hanging it */
         if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &(struct timeval){ .tv_sec = 60 }, sizeof(struct timeval)) < 0)
                 die("SO_RCVTIMEO");
-        send_msg(fd, "hello seq=1 version=1 name=%s", name);
+        send_msg(fd, "hello seq=1 version=2 name=%s", name);
         recv_until(fd, "ok", NULL, NULL, 0);
         return fd;
 }
@@ -281,11 +285,64 @@ static int cmd_store(const char *dir, int n)
         return 0;
 }
 
-static int cmd_fanout(const char *path, int watchers, int rounds)
+/* The fake kernel's CLOCK_MONOTONIC of its last state write's return (stats return_ns), in s. */
+static double kernel_return_s(const char *ctl)
+{
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        char buf[2048] = "";
+        ssize_t n, got = 0;
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        const char *v;
+
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", ctl);
+        if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || write(fd, "stats\n", 6) != 6)
+                die("fake kernel control socket");
+        while (got < (ssize_t)sizeof buf - 1 && !strchr(buf, '\n') &&
+               (n = read(fd, buf + got, sizeof buf - 1 - (size_t)got)) > 0)
+                got += n, buf[got] = '\0';
+        close(fd);
+        if (!(v = strstr(buf, "return_ns=")))
+                die("no return_ns in the fake kernel's stats");
+        return (double)atoll(v + 10) / 1e9;
+}
+
+/* Every watcher's `resumed` for the attempt: the time the last one arrived (CLOCK_MONOTONIC s). */
+static double wait_resumed(int *w, struct pollfd *p, int watchers, const char *needle)
+{
+        char buf[4096];
+        int got = 0;
+        double last = 0;
+        char *done = calloc((size_t)watchers, 1);
+
+        while (got < watchers) {
+                if (poll_retry(p, (nfds_t)watchers, 10000) <= 0)
+                        die("poll (resumed)");
+                for (int i = 0; i < watchers; i++) {
+                        ssize_t n;
+                        if (done[i] || !(p[i].revents & POLLIN))
+                                continue;
+                        n = recv_retry(w[i], buf, sizeof buf - 1, 0);
+                        if (n <= 0)
+                                die("watcher closed");
+                        buf[n] = '\0';
+                        if (strncmp(buf, "resumed", 7) == 0 && strstr(buf, needle)) {
+                                done[i] = 1, got++, last = now_s();
+                                p[i].events = 0;
+                        }
+                }
+        }
+        for (int i = 0; i < watchers; i++)
+                p[i].events = POLLIN;
+        free(done);
+        return last;
+}
+
+static int cmd_fanout(const char *path, int watchers, int rounds, const char *ctl)
 {
         int *w = calloc((size_t)watchers, sizeof *w);
         struct pollfd *p = calloc((size_t)watchers, sizeof *p);
         double *ms = calloc((size_t)rounds, sizeof *ms), *notify = calloc((size_t)rounds, sizeof *notify);
+        double *resume = calloc((size_t)rounds, sizeof *resume);
         int req = connect_daemon(path, "bench-requester");
         char buf[4096];
 
@@ -321,7 +378,7 @@ static int cmd_fanout(const char *path, int watchers, int rounds)
                                         die("watcher closed");
                                 buf[n] = '\0';
                                 if (strncmp(buf, "suspending", 10) == 0) {
-                                        send_msg(w[i], "ready attempt=%s", attempt);
+                                        send_msg(w[i], "ready attempt=%s noreply=1", attempt);
                                         answered++;
                                 }
                         }
@@ -329,6 +386,9 @@ static int cmd_fanout(const char *path, int watchers, int rounds)
                 snprintf(needle, sizeof needle, "attempt=%s ", attempt);
                 recv_until(req, "resumed", needle, NULL, 0);
                 ms[r] = (now_s() - t0) * 1e3;
+                /* resume latency: the state write's return → the last watcher holding `resumed` */
+                if (ctl)
+                        resume[r] = (wait_resumed(w, p, watchers, needle) - kernel_return_s(ctl)) * 1e3;
                 /* the daemon's own figure: NOTIFY began → the last answer (status notify_us) */
                 send_msg(req, "status seq=%d", 1000 + r);
                 notify[r] = -1;   /* stays so only if the status has no notify_us for it: checked below */
@@ -353,6 +413,8 @@ static int cmd_fanout(const char *path, int watchers, int rounds)
         }
         print_samples("attempt_ms", ms, rounds);
         print_samples(" notify_ms", notify, rounds);
+        if (ctl)
+                print_samples(" resume_ms", resume, rounds);
         printf(" watchers=%d rounds=%d\n", watchers, rounds);
         return 0;
 }
@@ -528,7 +590,7 @@ int main(int argc, char **argv)
         if (argc >= 3 && strcmp(argv[1], "sleepctl") == 0)
                 return cmd_sleepctl(atol(argv[2]));
         if (argc >= 5 && strcmp(argv[1], "fanout") == 0)
-                return cmd_fanout(argv[2], atoi(argv[3]), atoi(argv[4]));
+                return cmd_fanout(argv[2], atoi(argv[3]), atoi(argv[4]), argc >= 6 ? argv[5] : NULL);
         if (argc >= 5 && strcmp(argv[1], "cycles") == 0)
                 return cmd_cycles(argv[2], argv[3], atoi(argv[4]), argc >= 6 ? argv[5] : NULL);
         if (argc >= 4 && strcmp(argv[1], "floor") == 0)

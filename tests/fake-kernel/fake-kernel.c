@@ -90,6 +90,7 @@ static struct {
         char lockdown[16];        /* none, integrity, confidentiality */
         unsigned long long swap_kib, swap_used_kib, anon_kib;   /* swap_kib 0: no swap */
         unsigned images;          /* disk writes that completed: an image written and resumed */
+        long long return_ns;      /* CLOCK_MONOTONIC when the last sleep's state write returned */
 } k = {
         .lock = PTHREAD_MUTEX_INITIALIZER,
         .cond = PTHREAD_COND_INITIALIZER,
@@ -487,6 +488,12 @@ static int enter_sleep(const char *state)
         k.sleeping = false;
         k.check_enabled = false;
         k.completed++;
+        {
+                /* the moment the "kernel" hands the resume back: what a resume latency counts from */
+                struct timespec ts;
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                k.return_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+        }
         pthread_cond_broadcast(&k.cond);
         return 0;
 }
@@ -899,11 +906,11 @@ static void handle_command(FILE *out, char *line)
                 ctl_reply(out, "ok entered=%u completed=%u aborted=%u last_errno=%d last_state=%s "
                                "count=%u in_progress=%d sleeping=%d paused=%d wakealarm=%lld "
                                "last_wake=%s sleep_mode=%s mem_sleep=%s paused_at=%s ipc_events=%u "
-                               "disk_mode=%s last_disk_mode=%s images=%u",
+                               "disk_mode=%s last_disk_mode=%s images=%u return_ns=%lld",
                           k.entered, k.completed, k.aborted, k.last_errno, k.last_state, k.count,
                           k.in_progress, k.sleeping, k.paused, k.rtc_alarm, k.last_wake,
                           k.sleep_mode, k.mem_sleep, point_names[k.paused_at], k.ipc_events,
-                          k.disk_mode, k.last_disk_mode, k.images);
+                          k.disk_mode, k.last_disk_mode, k.images, k.return_ns);
         } else {
                 ctl_reply(out, "error unknown command");
         }
