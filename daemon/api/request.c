@@ -290,6 +290,9 @@ static void handle_suspend(Reply *r, const SdpMessage *m)
         }
         if (!sleep_supported(r, sleep))
                 return;
+        /* logind's continuation comes through systemd-suspend.service whatever the handed
+         * attempt's state (handoff.c calls Manager.Suspend: PrepareForSleep is the same for every
+         * sleep), so it may join an attempt of another state (PROTOCOL.md §10.2) */
         if (user && sleep == SLEEP_SUSPEND && continue_handed(r))
                 return;
         if (!joinable(r, sleep))
