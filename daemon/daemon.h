@@ -116,6 +116,7 @@ typedef struct {
         char reason[32];
         char detail[256];
         uint64_t slept_ms;                /* CLOCK_BOOTTIME across the state write */
+        uint64_t resume_us;               /* the state write's return → `resumed` sent to all */
         gint64 notify_start_us;           /* monotonic: NOTIFY began */
         uint64_t notify_us;               /* NOTIFY began → every watcher answered (or timed out) */
         unsigned asked;                   /* watchers and fd owners asked */

@@ -33,6 +33,7 @@ static void add_attempt(SdpMessage *m, const AttemptRecord *a)
                 sdp_add_u64(m, "slept_ms", a->slept_ms);
                 sdp_add(m, "wake", a->wake);
                 sdp_add_bool(m, "dark", a->dark);
+                sdp_add_u64(m, "resume_us", a->resume_us);
         }
 }
 

@@ -86,6 +86,7 @@ typedef struct {
         char state[8];
         char disk_mode[16];       /* written to /sys/power/disk first, unless empty */
         int r_disk, r_count, r_state;
+        gint64 returned_us;       /* CLOCK_MONOTONIC when the state write returned (the resume) */
         bool have_snapshot;
         WakeupSnapshot snap;
 } KernelCall;
@@ -107,8 +108,10 @@ static void worker(GTask *task, gpointer src, gpointer data, GCancellable *cance
 #else
                 j->r_count = sysfs_write_wakeup_count(j->sysfs, j->count);
 #endif
-                if (j->r_count == 0)
+                if (j->r_count == 0) {
                         j->r_state = sysfs_write_state(j->sysfs, j->state);
+                        j->returned_us = g_get_monotonic_time();
+                }
         }
         g_task_return_boolean(task, TRUE);
 }
@@ -312,7 +315,7 @@ static void dark_continuation(Daemon *d, bool alarm_wake)
                         (unsigned long long)d->current.id);
 }
 
-static void resumed(Daemon *d)
+static void resumed(Daemon *d, gint64 returned_us)
 {
         SdpMessage ev;
         uint64_t id = d->current.id;
@@ -347,6 +350,9 @@ static void resumed(Daemon *d)
         sdp_add_bool(&ev, "dark", alarm_wake);
         sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
         events_attempt(d, &ev, true);
+        /* what a desktop user feels: the kernel handing the resume back → `resumed` sent to
+         * everyone (queued for a peer that is not reading) */
+        d->current.resume_us = (uint64_t)MAX(g_get_monotonic_time() - returned_us, 0);
         handoff_attempt_ended(d, id, &ev);   /* logind's continuation may still come */
 
         push_history(d);
@@ -396,7 +402,7 @@ static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
                 }
                 return;
         }
-        resumed(d);
+        resumed(d, j->returned_us);
 }
 
 static void recount_done(GObject *src, GAsyncResult *res, gpointer data);
