@@ -329,18 +329,10 @@ static void resumed(Daemon *d, gint64 returned_us)
         work_out_wake(d, &alarm_wake);
         dark_continuation(d, alarm_wake);
         d->current.dark = alarm_wake;
-        disarm_rtc(d);
         g_strlcpy(d->current.result, "resumed", sizeof d->current.result);
-        d->current.ended_ms = wall_ms();
-        d->current.duration_ms = boot_ms_since(d->current.started_boot_us);
-        d->n_suspends++;
-        d->backoff_ms = 0;
-        if (alarm_wake)
-                d->n_dark++;
-        log_msg(5, id, "attempt %llu (%s) resumed after %llu ms, wake: %s%s", (unsigned long long)id,
-                attempt_kind_name(d->current.kind), (unsigned long long)d->current.slept_ms,
-                d->current.wake, alarm_wake ? " (dark resume)" : "");
 
+        /* Everyone hears of the resume first: clearing the RTC and the log line (a journal that
+         * is busy with the resume itself) come after, off the path a user waits on. */
         sdp_message_init(&ev, SDP_RESUMED);
         sdp_add_u64(&ev, "attempt", id);
         sdp_add_u64(&ev, "slept_ms", d->current.slept_ms);
@@ -353,6 +345,17 @@ static void resumed(Daemon *d, gint64 returned_us)
         /* what a desktop user feels: the kernel handing the resume back → `resumed` sent to
          * everyone (queued for a peer that is not reading) */
         d->current.resume_us = (uint64_t)MAX(g_get_monotonic_time() - returned_us, 0);
+
+        disarm_rtc(d);
+        d->current.ended_ms = wall_ms();
+        d->current.duration_ms = boot_ms_since(d->current.started_boot_us);
+        d->n_suspends++;
+        d->backoff_ms = 0;
+        if (alarm_wake)
+                d->n_dark++;
+        log_msg(5, id, "attempt %llu (%s) resumed after %llu ms, wake: %s%s; everyone told %llu us after the kernel returned",
+                (unsigned long long)id, attempt_kind_name(d->current.kind), (unsigned long long)d->current.slept_ms,
+                d->current.wake, alarm_wake ? " (dark resume)" : "", (unsigned long long)d->current.resume_us);
         handoff_attempt_ended(d, id, &ev);   /* logind's continuation may still come */
 
         push_history(d);
