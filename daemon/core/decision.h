@@ -23,10 +23,6 @@ typedef enum {
 
 const char *sleep_state_name(SleepState s);
 int sleep_state_from_name(const char *name, SleepState *out);   /* 0 or -EINVAL */
-static inline bool sleep_state_hibernates(SleepState s)
-{
-        return s != SLEEP_SUSPEND;
-}
 
 /* What the kernel and the system offer for hibernation, read through the sysfs seam. */
 typedef struct HibernateFacts {
