@@ -210,6 +210,9 @@ struct Daemon {
         WakeupSnapshot at_prepare;     /* wakeup sources when the count was first read */
         bool at_prepare_valid;
         WakeupSnapshot before_sleep;   /* … and when it was read again at COMMIT */
+        bool before_sleep_valid;
+        unsigned commit_tries;         /* count/state writes of this attempt that met a wakeup */
+        char commit_failure[96];       /* … and what the last one said */
         time_t armed_alarm;
         bool armed_for_hibernate;      /* the RTC is armed for hibernate_at, not for an alarm */
         bool shutting_down;

@@ -89,6 +89,7 @@ INTEGRATION_TESTS = \
 	tests/integration/immediate.test \
 	tests/integration/wakeup-race.test \
 	tests/integration/wakeup-sweep.test \
+	tests/integration/commit-again.test \
 	tests/integration/watchers.test \
 	tests/integration/fds.test \
 	tests/integration/alarms.test \

@@ -59,6 +59,9 @@ bool attempt_active(const Daemon *d)
 }
 
 /* The state, and who must know it at once: our /dev/sleepctl holder rests during an attempt. */
+/* How often an attempt commits again after client messages met its commit (recommit_done()). */
+#define COMMIT_TRIES_MAX 3
+
 static void set_state(Daemon *d, AttemptState s)
 {
         d->state = s;
@@ -372,6 +375,8 @@ static void resumed(Daemon *d, gint64 returned_us)
         attempt_settle(d);
 }
 
+static void commit_met_wakeup(Daemon *d, const char *detail);
+
 static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
@@ -386,7 +391,7 @@ static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
         }
         if (j->r_count < 0) {
                 if (j->r_count == -EINVAL)
-                        finish_abort(d, "wakeup-event", "wakeup_count changed: a wakeup event arrived before the state write");
+                        commit_met_wakeup(d, "wakeup_count changed: a wakeup event arrived before the state write");
                 else {
                         snprintf(detail, sizeof detail, "writing wakeup_count: %s", g_strerror(-j->r_count));
                         finish_abort(d, "kernel-error", detail);
@@ -395,7 +400,7 @@ static void commit_done(GObject *src, GAsyncResult *res, gpointer data)
         }
         if (j->r_state < 0) {
                 if (j->r_state == -EBUSY)
-                        finish_abort(d, "wakeup-event", "the kernel saw a pending wakeup event (EBUSY)");
+                        commit_met_wakeup(d, "the kernel saw a pending wakeup event (EBUSY)");
                 else if (j->r_state == -EAGAIN && d->features.has_sleep_mode)
                         finish_abort(d, "disabled", "the kernel's sleep_mode refused the suspend (EAGAIN)");
                 else {
@@ -432,31 +437,39 @@ static void commit(Daemon *d)
         run_call(d, j, recount_done);
 }
 
-/* Did a wakeup event arrive since PREPARE? Our own clients' messages move the count too (they
- * pass through EPOLLWAKEUP): those are explained by IPC sources and were handled before the
- * re-read returned. Any other source, or a rise nothing explains, is a real wakeup event. */
-static bool unexplained_wakeups(Daemon *d, const KernelCall *j, char *detail, size_t size)
+typedef enum {
+        RISE_NONE,              /* the count did not move */
+        RISE_CLIENT_MESSAGES,   /* only our own clients' messages moved it */
+        RISE_WAKEUP_EVENT,      /* a real wakeup event, or a rise nothing explains */
+} CountRise;
+
+/* Did a wakeup event arrive since the count d->wakeup_count and the sources BASE were read? Our
+ * own clients' messages move the count too (they pass through EPOLLWAKEUP): those are explained by
+ * IPC sources and were handled before the re-read returned. Any other source, or a rise nothing
+ * explains, is a real wakeup event (DETAIL says which). */
+static CountRise count_rise(Daemon *d, const WakeupSnapshot *base, bool base_valid, const KernelCall *j,
+                            char *detail, size_t size)
 {
         char names[200];
         uint64_t ipc = 0;
         unsigned rise = j->count - d->wakeup_count;
 
         if (rise == 0)
-                return false;
-        if (!d->at_prepare_valid || !j->have_snapshot) {
+                return RISE_NONE;
+        if (!base_valid || !j->have_snapshot) {
                 snprintf(detail, size, "wakeup_count rose by %u during the attempt", rise);
-                return true;
+                return RISE_WAKEUP_EVENT;
         }
-        if (sysfs_wakeup_diff(&d->at_prepare, &j->snap, names, sizeof names, &ipc) > 0) {
+        if (sysfs_wakeup_diff(base, &j->snap, names, sizeof names, &ipc) > 0) {
                 snprintf(detail, size, "wakeup event from %s during the attempt", names);
-                return true;
+                return RISE_WAKEUP_EVENT;
         }
         if (ipc < rise) {
                 snprintf(detail, size, "wakeup_count rose by %u during the attempt, no source named", rise);
-                return true;
+                return RISE_WAKEUP_EVENT;
         }
         log_msg(7, d->current.id, "wakeup_count moved by %u: client messages (EPOLLWAKEUP) only", rise);
-        return false;
+        return RISE_CLIENT_MESSAGES;
 }
 
 /* PROTOCOL §6.6: a connection that let its readable fds go unanswered blocks until it answers
@@ -572,16 +585,55 @@ static void kernel_state_of(Daemon *d, char *state, size_t size, char *disk_mode
                 g_strlcpy(disk_mode, sysfs_disk_mode_offered(d->sysfs, "platform") ? "platform" : "shutdown", dsize);
 }
 
+/* The commit decision's inputs, as they stand now. */
+static CommitInput commit_input(Daemon *d)
+{
+        return (CommitInput){
+                .kind = d->current.kind,
+                .blockers = blocker_count(d),
+                .disabled = disable_active(d),
+                .vetoed = d->vetoed,
+                .fd_unanswered = d->fd_unanswered,
+                .late_watchers = (unsigned)d->late_now,
+                .late_is_veto = d->cfg.watcher_timeout_is_veto,
+                .alarm_due_soon = alarm_due_soon(d),
+        };
+}
+
+/* The re-read's count is what the count write will offer; its sources are what the wake (and a
+ * second commit) are judged against. */
+static void take_recount(Daemon *d, const KernelCall *rj)
+{
+        d->wakeup_count = rj->count;
+        d->before_sleep_valid = rj->have_snapshot;
+        if (rj->have_snapshot)
+                d->before_sleep = rj->snap;
+}
+
+static void write_state(Daemon *d)
+{
+        KernelCall *j;
+
+        d->commit_boot_us = boottime_us();
+        set_state(d, ATTEMPT_SUSPENDED);
+        j = g_new0(KernelCall, 1);
+        j->sysfs = d->sysfs;
+        j->kind = CALL_COMMIT;
+        j->count = d->wakeup_count;
+        kernel_state_of(d, j->state, sizeof j->state, j->disk_mode, sizeof j->disk_mode);
+        log_msg(6, d->current.id, "attempt %llu: writing %s%s%s", (unsigned long long)d->current.id,
+                j->state, j->disk_mode[0] ? " with /sys/power/disk " : "", j->disk_mode);
+        run_call(d, j, commit_done);
+}
+
 static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
 {
         Daemon *d = data;
         KernelCall *rj = g_task_get_task_data(G_TASK(res));
         size_t late;
-        bool fd_unanswered;
         const char *reason;
         char detail[300] = "";
         CommitInput in;
-        KernelCall *j;
 
         count_read_done(d);
         if (d->state != ATTEMPT_COMMIT || rj->attempt != d->current.id)
@@ -591,27 +643,15 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                 finish_abort(d, "kernel-error", detail);
                 return;
         }
-        if (unexplained_wakeups(d, rj, detail, sizeof detail)) {
+        if (count_rise(d, &d->at_prepare, d->at_prepare_valid, rj, detail, sizeof detail) == RISE_WAKEUP_EVENT) {
                 finish_abort(d, "wakeup-event", detail);
                 return;
         }
-        d->wakeup_count = rj->count;
-        if (rj->have_snapshot)
-                d->before_sleep = rj->snap;
+        take_recount(d, rj);
         late = d->late_now;
-        fd_unanswered = d->fd_unanswered;
-        if (fd_unanswered)
+        if (d->fd_unanswered)
                 g_strlcpy(detail, d->fd_detail, sizeof detail);
-        in = (CommitInput){
-                .kind = d->current.kind,
-                .blockers = blocker_count(d),
-                .disabled = disable_active(d),
-                .vetoed = d->vetoed,
-                .fd_unanswered = fd_unanswered,
-                .late_watchers = (unsigned)late,
-                .late_is_veto = d->cfg.watcher_timeout_is_veto,
-                .alarm_due_soon = alarm_due_soon(d),
-        };
+        in = commit_input(d);
         reason = decide_commit(&in);
         add_fd_blockers(d);
         if (reason) {
@@ -626,16 +666,53 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
                 return;
         }
         arm_rtc(d);
-        d->commit_boot_us = boottime_us();
-        set_state(d, ATTEMPT_SUSPENDED);
+        write_state(d);
+}
+
+/* The count write or the state write met a wakeup event. When it was only our own clients'
+ * messages (a monitor's `status`, a `ping`) and, handled now, they change nothing the commit
+ * decision rests on, the attempt commits again — a desktop applet polling status must not cost
+ * the user the suspend. Anything else ends it as `wakeup-event`, as PROTOCOL.md §7.1 says: a
+ * kernel event, a block, a disable, a rise nothing names. Bounded, so that a client that keeps
+ * talking cannot hold the attempt in COMMIT. */
+static void recommit_done(GObject *src, GAsyncResult *res, gpointer data)
+{
+        Daemon *d = data;
+        KernelCall *rj = g_task_get_task_data(G_TASK(res));
+        CommitInput in;
+        char detail[300] = "";
+
+        count_read_done(d);
+        if (d->state != ATTEMPT_COMMIT || rj->attempt != d->current.id)
+                return;   /* the attempt ended meanwhile (e.g. shutdown) */
+        in = commit_input(d);
+        if (rj->r_count < 0 || d->shutting_down ||
+            count_rise(d, &d->before_sleep, d->before_sleep_valid, rj, detail, sizeof detail) != RISE_CLIENT_MESSAGES ||
+            decide_commit(&in) != NULL) {
+                finish_abort(d, "wakeup-event", d->commit_failure);
+                return;
+        }
+        take_recount(d, rj);
+        log_msg(6, d->current.id, "attempt %llu: only client messages met the commit (%s): committing again",
+                (unsigned long long)d->current.id, d->commit_failure);
+        write_state(d);   /* the RTC stays armed from the first commit */
+}
+
+static void commit_met_wakeup(Daemon *d, const char *detail)
+{
+        KernelCall *j;
+
+        if (++d->commit_tries > COMMIT_TRIES_MAX) {
+                finish_abort(d, "wakeup-event", detail);
+                return;
+        }
+        g_strlcpy(d->commit_failure, detail, sizeof d->commit_failure);
+        set_state(d, ATTEMPT_COMMIT);
         j = g_new0(KernelCall, 1);
         j->sysfs = d->sysfs;
-        j->kind = CALL_COMMIT;
-        j->count = d->wakeup_count;
-        kernel_state_of(d, j->state, sizeof j->state, j->disk_mode, sizeof j->disk_mode);
-        log_msg(6, d->current.id, "attempt %llu: writing %s%s%s", (unsigned long long)d->current.id,
-                j->state, j->disk_mode[0] ? " with /sys/power/disk " : "", j->disk_mode);
-        run_call(d, j, commit_done);
+        j->kind = CALL_READ_COUNT;
+        j->attempt = d->current.id;
+        run_call(d, j, recommit_done);
 }
 
 static void arm_notify_timer(Daemon *d);
@@ -908,6 +985,7 @@ static void start(Daemon *d, AttemptKind kind, SleepState sleep)
                 return;
         }
         memset(&d->current, 0, sizeof d->current);
+        d->commit_tries = 0;
         d->current.id = id;
         d->current.kind = kind;
         d->current.sleep = sleep;

@@ -200,6 +200,23 @@ class Client:
         self.sock.close()
 
 
+class IpcClient(Client):
+    """A client whose every datagram is bracketed for the fake kernel (Env.ipc): a wakeup event
+    exactly when the daemon watches its socket with EPOLLWAKEUP (Env(epollwakeup_shim=True))."""
+
+    def __init__(self, env, **kw):
+        self.env = env
+        super().__init__(env.socket, **kw)
+
+    def send_raw(self, data, fds=None):
+        for phase in ("begin", "end"):
+            if phase == "end":
+                super().send_raw(data, fds)
+            r = self.env.ipc(self, phase)
+            if not r.startswith("ok"):
+                raise RuntimeError("fake kernel: ipc-%s: %s" % (phase, r))
+
+
 class Env:
     def __init__(self, patched=False, config=None, mode=None, rtc=True, sleep_ms=0, daemon_binary=None,
                  epollwakeup_shim=False):
