@@ -631,7 +631,7 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
         Daemon *d = data;
         KernelCall *rj = g_task_get_task_data(G_TASK(res));
         size_t late;
-        const char *reason;
+        CommitVerdict verdict;
         char detail[300] = "";
         CommitInput in;
 
@@ -652,17 +652,17 @@ static void recount_done(GObject *src, GAsyncResult *res, gpointer data)
         if (d->fd_unanswered)
                 g_strlcpy(detail, d->fd_detail, sizeof detail);
         in = commit_input(d);
-        reason = decide_commit(&in);
+        verdict = decide_commit(&in);
         add_fd_blockers(d);
-        if (reason) {
-                if (strcmp(reason, "vetoed") == 0)
+        if (verdict != COMMIT_GO) {
+                if (verdict == COMMIT_VETOED)
                         g_strlcpy(detail, d->veto_reason, sizeof detail);
-                else if (strcmp(reason, "blocked") == 0) {
+                else if (verdict == COMMIT_BLOCKED) {
                         g_autofree char *who = blocker_describe_all(d, sizeof d->current.detail - 1);
                         snprintf(detail, sizeof detail, "%s", who);
-                } else if (strcmp(reason, "watcher-timeout") == 0)
+                } else if (verdict == COMMIT_WATCHER_TIMEOUT)
                         snprintf(detail, sizeof detail, "%zu watcher(s) did not answer in time", late);
-                finish_abort(d, reason, detail);
+                finish_abort(d, commit_verdict_reason(verdict), detail);
                 return;
         }
         arm_rtc(d);
@@ -688,7 +688,7 @@ static void recommit_done(GObject *src, GAsyncResult *res, gpointer data)
         in = commit_input(d);
         if (rj->r_count < 0 || d->shutting_down ||
             count_rise(d, &d->before_sleep, d->before_sleep_valid, rj, detail, sizeof detail) != RISE_CLIENT_MESSAGES ||
-            decide_commit(&in) != NULL) {
+            decide_commit(&in) != COMMIT_GO) {
                 finish_abort(d, "wakeup-event", d->commit_failure);
                 return;
         }

@@ -109,22 +109,36 @@ Decision decide_next(const DecisionInput *in)
         return d.why = "on-demand mode and nothing requested", d;
 }
 
-const char *decide_commit(const CommitInput *in)
+CommitVerdict decide_commit(const CommitInput *in)
 {
         if (in->disabled)
-                return "disabled";
+                return COMMIT_DISABLED;
         if (in->kind == ATTEMPT_KIND_USER)
-                return NULL;   /* watchers were told; their wishes do not stop a user request */
+                return COMMIT_GO;   /* watchers were told; their wishes do not stop a user request */
         if (in->blockers > 0)
-                return "blocked";
+                return COMMIT_BLOCKED;
         if (in->vetoed)
-                return "vetoed";
+                return COMMIT_VETOED;
         if (in->fd_unanswered)
-                return "fd-readable";
+                return COMMIT_FD_READABLE;
         if (in->late_watchers > 0 && in->late_is_veto)
-                return "watcher-timeout";
+                return COMMIT_WATCHER_TIMEOUT;
         if (in->alarm_due_soon)
-                return "alarm-due";
+                return COMMIT_ALARM_DUE;
+        return COMMIT_GO;
+}
+
+const char *commit_verdict_reason(CommitVerdict v)
+{
+        switch (v) {
+        case COMMIT_GO: return NULL;
+        case COMMIT_DISABLED: return "disabled";
+        case COMMIT_BLOCKED: return "blocked";
+        case COMMIT_VETOED: return "vetoed";
+        case COMMIT_FD_READABLE: return "fd-readable";
+        case COMMIT_WATCHER_TIMEOUT: return "watcher-timeout";
+        case COMMIT_ALARM_DUE: return "alarm-due";
+        }
         return NULL;
 }
 

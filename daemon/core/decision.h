@@ -72,8 +72,20 @@ typedef struct {
         bool alarm_due_soon;
 } CommitInput;
 
-/* At COMMIT: NULL to go ahead, or the abort reason (a PROTOCOL.md §7 word). */
-const char *decide_commit(const CommitInput *in);
+/* At COMMIT: go ahead, or why not, in order of precedence. */
+typedef enum {
+        COMMIT_GO,
+        COMMIT_DISABLED,
+        COMMIT_BLOCKED,
+        COMMIT_VETOED,
+        COMMIT_FD_READABLE,
+        COMMIT_WATCHER_TIMEOUT,
+        COMMIT_ALARM_DUE,
+} CommitVerdict;
+
+CommitVerdict decide_commit(const CommitInput *in);
+/* The abort reason a verdict ends the attempt with (a PROTOCOL.md §7 word); NULL for COMMIT_GO. */
+const char *commit_verdict_reason(CommitVerdict v);
 
 /* Back-off after a failed attempt: doubles from `initial` to `max`. */
 unsigned decide_backoff(unsigned current_ms, unsigned initial_ms, unsigned max_ms);
