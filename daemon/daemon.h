@@ -238,6 +238,7 @@ struct Daemon {
         Logind *logind;            /* NULL when the bridge is off */
         Handoff *handoff;          /* an application attempt handed to logind (handoff.c) */
         const char *command_shell; /* runs alarm commands: /bin/sh (the fuzz harness: /bin/true) */
+        bool batch_scheduling;     /* we switched ourselves to SCHED_BATCH (sched.c) */
         guint prepare_slow_timer;
 
         /* cooperative mode */
@@ -415,6 +416,9 @@ void status_reply(Reply *r);
 /* events.c */
 void events_to(Daemon *d, Client *c, const SdpMessage *m);   /* one event to one connection */
 void events_to_monitors(Daemon *d, const SdpMessage *m);
+
+/* sched.c */
+bool sched_prefer_batch(void);
 void events_attempt(Daemon *d, const SdpMessage *m, bool to_requesters);
 void events_to_uid(Daemon *d, uid_t uid, const SdpMessage *m);
 

@@ -24,6 +24,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/core/cooperate.c \
 	daemon/core/store.c \
 	daemon/core/events.c \
+	daemon/core/sched.c \
 	daemon/core/textlist.c \
 	daemon/core/config.c daemon/core/config.h \
 	daemon/core/sysfs.c daemon/core/sysfs.h \

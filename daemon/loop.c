@@ -133,9 +133,12 @@ static gboolean on_signal(gpointer data)
 
 int loop_main(const DaemonOptions *o)
 {
+        bool batch = sched_prefer_batch();   /* before any thread: they inherit it */
         Daemon *d = daemon_new(o->state_dir, o->socket_path);
         char missing[512] = "";
         int r, passed = -1;
+
+        d->batch_scheduling = batch;
 
         if (!set_up(d, o, missing, sizeof missing)) {
                 daemon_free(d);

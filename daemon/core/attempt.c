@@ -58,10 +58,10 @@ bool attempt_active(const Daemon *d)
         return d->state != ATTEMPT_IDLE;
 }
 
-/* The state, and who must know it at once: our /dev/sleepctl holder rests during an attempt. */
 /* How often an attempt commits again after client messages met its commit (recommit_done()). */
 #define COMMIT_TRIES_MAX 3
 
+/* The state, and who must know it at once: our /dev/sleepctl holder rests during an attempt. */
 static void set_state(Daemon *d, AttemptState s)
 {
         d->state = s;

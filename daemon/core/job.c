@@ -18,6 +18,7 @@
 #include <gio/gio.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
@@ -122,12 +123,19 @@ void job_detach(AlarmJob *job)
 typedef struct {
         const JobCreds *creds;
         bool switch_user;
+        bool reset_scheduling;
 } ChildSetup;
 
-/* Between fork and exec in a copy of a multithreaded process: async-signal-safe calls only. */
+/* Between fork and exec in a copy of a multithreaded process: async-signal-safe calls only
+ * (plain system calls). The command runs as cron would run it: SCHED_OTHER, not the batch policy
+ * the daemon took for itself (sched.c). */
 static void child_become_owner(gpointer data)
 {
         const ChildSetup *cs = data;
+        struct sched_param p = { .sched_priority = 0 };
+
+        if (cs->reset_scheduling && sched_setscheduler(0, SCHED_OTHER, &p) < 0)
+                _exit(126);
         if (!cs->switch_user)
                 return;
         if (setgroups((size_t)cs->creds->n_groups, cs->creds->groups) < 0 || setgid(cs->creds->gid) < 0 ||
@@ -159,7 +167,7 @@ static void direct_job_free(gpointer data)
 static int start_direct(AlarmJob *job, const JobCreds *cr, const char *command)
 {
         Daemon *d = job->d;
-        ChildSetup cs = { cr, getuid() != cr->uid };
+        ChildSetup cs = { cr, getuid() != cr->uid, d->batch_scheduling };
         g_autofree char *home = g_strdup_printf("HOME=%s", cr->home);
         g_autofree char *user = g_strdup_printf("USER=%s", cr->user);
         g_autofree char *logname = g_strdup_printf("LOGNAME=%s", cr->user);
