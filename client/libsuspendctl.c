@@ -22,6 +22,7 @@ struct _SuspendctlRecord {
 
 struct _SuspendctlClient {
         int fd;
+        int passed_fd;                 /* a descriptor that came with the last `ok`, not yet taken */
         char *path;
         guint id;
         guint version;                 /* the protocol version the hello negotiated */
@@ -44,6 +45,18 @@ struct _SuspendctlClient {
 struct _SuspendctlBlock {
         SuspendctlClient *client;
         guint32 id;
+};
+
+/* A delegated block (PROTOCOL.md §6.3): `fd` is the daemon's eventfd once the first acquire
+ * delegated it; -1 while the hold speaks plain one-way block/unblock (fallback). */
+struct _SuspendctlHold {
+        SuspendctlClient *client;
+        guint32 id;
+        char *reason;
+        int fd;
+        gboolean opened;               /* the block exists in the daemon (either form) */
+        gboolean fallback;             /* the daemon cannot delegate: messages */
+        guint held;                    /* acquires not yet released */
 };
 
 struct _SuspendctlDeferral {
@@ -222,11 +235,43 @@ static gboolean send_msg(SuspendctlClient *c, const SdpMessage *m, const int *fd
 
 /* Read one datagram until `deadline` (-1: no limit; 0: only what is queued). Returns 1 with *m
  * filled, 0 on timeout, -1 on error. */
+/* One datagram, and the descriptor it carries, if any (*fd = -1 otherwise; extra ones closed). */
+static ssize_t recv_datagram(SuspendctlClient *c, char *buf, size_t size, int *fd)
+{
+        union {
+                char buf[CMSG_SPACE(4 * sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct iovec iov = { buf, size };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+        ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+        *fd = -1;
+        if (n < 0)
+                return n;
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+                size_t k;
+                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+                        continue;
+                k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < k; i++) {
+                        int f;
+                        memcpy(&f, CMSG_DATA(cm) + i * sizeof(int), sizeof f);
+                        if (*fd < 0)
+                                *fd = f;
+                        else
+                                close(f);
+                }
+        }
+        return n;
+}
+
 static int recv_msg(SuspendctlClient *c, SdpMessage *m, gint64 deadline, GError **error)
 {
         char buf[SDP_MAX_MESSAGE + 1];
         SdpProblem p;
         ssize_t n;
+        int fd;
 
         for (;;) {
                 struct pollfd pfd = { c->fd, POLLIN, 0 };
@@ -240,7 +285,7 @@ static int recv_msg(SuspendctlClient *c, SdpMessage *m, gint64 deadline, GError 
                         continue;
                 if (r == 0)
                         return 0;
-                n = recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
+                n = recv_datagram(c, buf, sizeof buf, &fd);
                 if (n < 0 && (errno == EINTR || errno == EAGAIN))
                         continue;
                 if (n <= 0) {
@@ -248,11 +293,21 @@ static int recv_msg(SuspendctlClient *c, SdpMessage *m, gint64 deadline, GError 
                         return -1;
                 }
                 if (sdp_decode(m, buf, (size_t)n, &p) < 0) {
+                        if (fd >= 0)
+                                close(fd);
                         if (p.code == SDP_E_UNKNOWN_REQUEST)
                                 continue;   /* an event of a newer daemon: ignore (PROTOCOL.md §4) */
                         g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_PROTOCOL,
                                     "cannot read the daemon's message: %s", p.text);
                         return -1;
+                }
+                /* only an `ok` carries one (a delegated block's): kept for the caller */
+                if (fd >= 0 && m->type == SDP_OK) {
+                        if (c->passed_fd >= 0)
+                                close(c->passed_fd);
+                        c->passed_fd = fd;
+                } else if (fd >= 0) {
+                        close(fd);
                 }
                 return 1;
         }
@@ -431,6 +486,7 @@ SuspendctlClient *suspendctl_client_new_with_timeout(const char *socket_path, co
                 return NULL;
         c = g_new0(SuspendctlClient, 1);
         c->fd = fd;
+        c->passed_fd = -1;
         c->path = g_strdup(path);
         c->timeout_ms = timeout_ms;
         g_queue_init(&c->events);
@@ -461,6 +517,8 @@ void suspendctl_client_free(SuspendctlClient *c)
         if (c->func_destroy)
                 c->func_destroy(c->func_data);
         g_queue_clear_full(&c->events, (GDestroyNotify)suspendctl_record_free);
+        if (c->passed_fd >= 0)
+                close(c->passed_fd);
         close(c->fd);
         g_free(c->path);
         g_free(c);
@@ -660,6 +718,161 @@ gboolean suspendctl_block_release(SuspendctlBlock *b, GError **error)
         ok = send_msg(b->client, &m, NULL, deadline_for(b->client, SUSPENDCTL_TIMEOUT_REPLY_MS), error);
         g_free(b);
         return ok;
+}
+
+/* --- delegated blocks (PROTOCOL.md §6.3) --- */
+
+SuspendctlHold *suspendctl_client_hold_new(SuspendctlClient *c, const char *reason)
+{
+        SuspendctlHold *h = g_new0(SuspendctlHold, 1);
+        h->client = c;
+        h->id = ++c->next_block;   /* the block ids' space: plain and delegated share it */
+        h->reason = g_strdup(reason);
+        h->fd = -1;
+        h->fallback = c->version < 2;   /* delegate=1 is a version 2 field */
+        return h;
+}
+
+/* The daemon went away (a restart): our eventfd is a counter nobody watches, so an acquire must
+ * fail rather than pretend. One peek, no wait: EOF only once the daemon closed its end. */
+static gboolean connection_alive(SuspendctlClient *c, GError **error)
+{
+        char byte;
+        ssize_t n;
+
+        if (!c->dead) {
+                do
+                        n = recv(c->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+                while (n < 0 && errno == EINTR);
+                if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)))
+                        return TRUE;
+        }
+        return set_dead(c, error);
+}
+
+/* The first acquire: `block delegate=1`, held from the daemon's side at once (counter 1). A
+ * daemon that cannot delegate (unsupported) makes this hold speak messages from now on. */
+static gboolean hold_open(SuspendctlHold *h, GError **error)
+{
+        SuspendctlClient *c = h->client;
+        GError *local = NULL;
+        SdpMessage m, reply;
+
+        sdp_message_init(&m, SDP_BLOCK);
+        sdp_add_u64(&m, "id", h->id);
+        if (h->reason)
+                sdp_add(&m, "reason", h->reason);
+        sdp_add_bool(&m, "delegate", true);
+        if (!call(c, &m, NULL, NULL, &reply, &local)) {
+                if (g_error_matches(local, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_UNSUPPORTED)) {
+                        g_error_free(local);
+                        h->fallback = TRUE;
+                        return FALSE;   /* the caller sends the plain block */
+                }
+                g_propagate_error(error, local);
+                return FALSE;
+        }
+        if (c->passed_fd < 0) {
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_PROTOCOL,
+                            "the daemon delegated block %u without its descriptor", h->id);
+                return FALSE;
+        }
+        h->fd = c->passed_fd;
+        c->passed_fd = -1;
+        h->opened = TRUE;
+        return TRUE;
+}
+
+static gboolean hold_message(SuspendctlHold *h, SdpType type, GError **error)
+{
+        SdpMessage m;
+        sdp_message_init(&m, type);
+        sdp_add_u64(&m, "id", h->id);
+        if (type == SDP_BLOCK && h->reason)
+                sdp_add(&m, "reason", h->reason);
+        sdp_add_u64(&m, "seq", ++h->client->next_seq);
+        sdp_add_bool(&m, "noreply", true);
+        return send_msg(h->client, &m, NULL, deadline_for(h->client, SUSPENDCTL_TIMEOUT_REPLY_MS), error);
+}
+
+gboolean suspendctl_hold_acquire(SuspendctlHold *h, GError **error)
+{
+        static const uint64_t one = 1;
+        GError *local = NULL;
+
+        if (h->fd >= 0) {   /* the fast path: one write, no message */
+                if (!connection_alive(h->client, error))
+                        return FALSE;
+                if (write(h->fd, &one, sizeof one) != (ssize_t)sizeof one) {
+                        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_INTERNAL,
+                                    "delegated block %u: %s", h->id, g_strerror(errno));
+                        return FALSE;
+                }
+                h->held++;
+                return TRUE;
+        }
+        if (!h->fallback && !h->opened) {
+                if (hold_open(h, &local)) {
+                        h->held = 1;
+                        return TRUE;
+                }
+                if (!h->fallback) {
+                        g_propagate_error(error, local);
+                        return FALSE;
+                }
+        }
+        /* fallback: a one-way block for the first acquire; nested ones only count */
+        if (h->held == 0 && !hold_message(h, SDP_BLOCK, error))
+                return FALSE;
+        h->held++;
+        return TRUE;
+}
+
+gboolean suspendctl_hold_release(SuspendctlHold *h, GError **error)
+{
+        uint64_t v;
+
+        if (h->held == 0) {
+                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_NOT_FOUND,
+                            "hold %u is not held", h->id);
+                return FALSE;
+        }
+        if (h->fd >= 0) {   /* EFD_SEMAPHORE: one read gives one acquire back */
+                if (read(h->fd, &v, sizeof v) != (ssize_t)sizeof v) {
+                        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_INTERNAL,
+                                    "delegated block %u: %s", h->id, g_strerror(errno));
+                        return FALSE;
+                }
+                h->held--;
+                return TRUE;
+        }
+        if (h->held == 1 && !hold_message(h, SDP_UNBLOCK, error))
+                return FALSE;
+        h->held--;
+        return TRUE;
+}
+
+gboolean suspendctl_hold_is_delegated(const SuspendctlHold *h)
+{
+        return h->fd >= 0;
+}
+
+guint32 suspendctl_hold_get_id(const SuspendctlHold *h)
+{
+        return h->id;
+}
+
+void suspendctl_hold_free(SuspendctlHold *h)
+{
+        if (!h)
+                return;
+        /* the daemon's end: a delegated block exists until unblock even when not held */
+        if ((h->fd >= 0 || (h->fallback && h->held > 0)) && !h->client->dead)
+                hold_message(h, SDP_UNBLOCK, NULL);
+        if (h->fd >= 0)
+                close(h->fd);
+        g_free(h->reason);
+        g_free(h);
 }
 
 gboolean suspendctl_client_watch(SuspendctlClient *c, const char *name, guint budget_ms, GError **error)

@@ -102,6 +102,23 @@ gboolean suspendctl_block_release(SuspendctlBlock *b, GError **error);   /* free
 void suspendctl_block_forget(SuspendctlBlock *b);
 guint32 suspendctl_block_get_id(const SuspendctlBlock *b);
 
+/* Holds: a block taken and given back often (since 0.3; PROTOCOL.md §6.3, delegated form). The
+ * first acquire asks the daemon (one round trip: policy, limits); it answers with an eventfd, and
+ * from then on acquire and release are one system call each on it, no message — as cheap as a
+ * kernel wake lock, with the daemon still naming the hold in status and ending it when the
+ * connection closes. Acquires nest: the hold is held until as many releases. Before version 2,
+ * or where the daemon cannot delegate (`unsupported`: it lacks CAP_BLOCK_SUSPEND), the hold uses
+ * one-way block/unblock messages instead; suspendctl_hold_is_delegated() tells which.
+ * Acquire fails with SUSPENDCTL_ERROR_DISCONNECTED once the daemon has gone (it was restarted):
+ * its holds went with it; make a new client and new holds. Not thread-safe, as the client. */
+typedef struct _SuspendctlHold SuspendctlHold;
+SuspendctlHold *suspendctl_client_hold_new(SuspendctlClient *c, const char *reason);   /* not held */
+gboolean suspendctl_hold_acquire(SuspendctlHold *h, GError **error);
+gboolean suspendctl_hold_release(SuspendctlHold *h, GError **error);   /* NOT_FOUND if not held */
+gboolean suspendctl_hold_is_delegated(const SuspendctlHold *h);
+guint32 suspendctl_hold_get_id(const SuspendctlHold *h);   /* its block id, as status shows it */
+void suspendctl_hold_free(SuspendctlHold *h);   /* ends it (held or not); before its client */
+
 /* Watching attempts: answer each "suspending" event with ready or veto before its deadline. */
 gboolean suspendctl_client_watch(SuspendctlClient *c, const char *name, guint budget_ms, GError **error);
 gboolean suspendctl_client_unwatch(SuspendctlClient *c, GError **error);

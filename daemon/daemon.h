@@ -27,6 +27,7 @@
 #include <gio/gio.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 #include <sys/types.h>
 
 #include "core/config.h"   /* not the build's config.h of autoconf */
@@ -42,7 +43,7 @@ typedef struct Jobs Jobs;
 
 typedef enum { MODE_ON_DEMAND, MODE_IMMEDIATE } Mode;
 
-typedef enum { BLOCKER_CLIENT, BLOCKER_ALARM, BLOCKER_FD, BLOCKER_LOGIND } BlockerSource;
+typedef enum { BLOCKER_CLIENT, BLOCKER_ALARM, BLOCKER_FD, BLOCKER_LOGIND, BLOCKER_DELEGATED } BlockerSource;
 typedef struct Logind Logind;
 typedef struct Handoff Handoff;
 
@@ -86,6 +87,7 @@ struct Client {
         unsigned n_blocks;
         GHashTable *block_keys;       /* keys in d->blockers this connection owns (any source) */
         GHashTable *fds;          /* id -> RegisteredFd* */
+        GHashTable *delegations;  /* id -> Delegation*: its delegated blocks (delegate.c) */
         bool disabling;
         char disable_reason[257];
         gint64 disable_since;
@@ -96,6 +98,7 @@ struct Client {
         gint64 deadline;          /* monotonic µs by which it must answer */
         uint64_t requested;       /* an attempt whose outcome it asked for */
         GQueue out;               /* GBytes datagrams not yet sent */
+        GHashTable *out_fds;      /* GBytes* in out -> the descriptor it carries (SCM_RIGHTS) */
         bool out_dirty;           /* in d->out_dirty: the server updates its watch */
         bool closing;             /* in d->closing: the server reaps it */
         unsigned too_large;
@@ -241,6 +244,17 @@ struct Daemon {
         bool batch_scheduling;     /* we switched ourselves to SCHED_BATCH (sched.c) */
         guint prepare_slow_timer;
 
+        /* delegated blocks (delegate.c) */
+        int delegate_epfd;         /* their eventfds, EPOLLIN|EPOLLWAKEUP; in epoll_fd, -1 if none */
+        GHashTable *delegations;   /* client << 32 | id -> Delegation* (owned by the client's table) */
+        GHashTable *delegations_held;   /* set of Delegation*: in the block set */
+        uint64_t delegate_round;   /* which ask of the set saw a delegation held */
+        struct epoll_event *delegate_evs;
+        size_t delegate_evs_size;
+        guint delegate_timer;      /* asks again while one is held: a give-back wakes nobody */
+        bool delegate_relaxed;     /* EPOLLWAKEUP taken off for a user request's attempt */
+        bool can_hold_wakeups;     /* CAP_BLOCK_SUSPEND: EPOLLWAKEUP takes effect */
+
         /* cooperative mode */
         int sleepctl_fd;           /* our /dev/sleepctl holder, -1 when not cooperative */
         bool sleepctl_holding;
@@ -295,6 +309,7 @@ Client *client_new(Daemon *d, int fd);
 void client_free(Client *c);
 void client_disconnect(Client *c, const char *why);
 void client_send(Client *c, const SdpMessage *m);   /* events only */
+ssize_t client_send_bytes(int sock, const void *buf, size_t len, int fd);   /* fd >= 0: SCM_RIGHTS */
 #define CLIENT_MAX_FDS 8   /* descriptors taken from one datagram */
 typedef enum { CLIENT_INPUT_NONE, CLIENT_INPUT_ANSWERED, CLIENT_INPUT_REQUEST } ClientInput;
 ClientInput client_receive(Client *c, SdpMessage *m, int *fds, size_t *n_fds, unsigned budget);
@@ -322,6 +337,7 @@ typedef struct {
 Reply reply_begin(Client *c, uint64_t seq);
 void reply_item(Reply *r, SdpMessage *item);
 void reply_ok(Reply *r, const SdpMessage *m);   /* m: extra fields, or NULL */
+void reply_ok_fd(Reply *r, const SdpMessage *m, int fd);   /* … carrying a copy of fd (SCM_RIGHTS) */
 void reply_error(Reply *r, SdpError code, const char *field, const char *extra_key,
                  const char *extra_value, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
 void reply_finish(Reply *r);
@@ -345,7 +361,8 @@ void request_client_gone(Client *c);
 int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,
                 pid_t pid, uid_t uid, const char *comm);
 int blocker_remove(Daemon *d, BlockerSource src, unsigned client, uint32_t id);
-const char *blocker_source_name(BlockerSource s);   /* client, alarm, fd, logind */
+const char *blocker_source_name(BlockerSource s);   /* client, alarm, fd, logind, delegated */
+bool blocker_exists(const Daemon *d, BlockerSource src, unsigned client, uint32_t id);
 void blocker_remove_client(Daemon *d, Client *c);   /* O(its own blocks), not O(all) */
 size_t blocker_count(const Daemon *d);
 char *blocker_describe_all(const Daemon *d, size_t budget);   /* g_free; a TextList */
@@ -400,6 +417,18 @@ void handoff_attempt_waits_no_more(Daemon *d);
 bool handoff_sent(const Daemon *d);
 void handoff_attempt_ended(Daemon *d, uint64_t attempt, const SdpMessage *outcome);
 uint64_t handoff_take_continuation(Daemon *d, SdpMessage **outcome);
+
+/* delegate.c: a block the client takes and gives back on an eventfd of ours (PROTOCOL.md §6.3) */
+int delegate_init(Daemon *d);   /* the set's fd, for the server's epoll set; or -errno */
+void delegate_stop(Daemon *d);
+int delegate_open(Daemon *d, Client *c, uint32_t id, const char *reason, int *client_fd);
+int delegate_close(Daemon *d, Client *c, uint32_t id);   /* -ENOENT */
+bool delegate_exists(const Client *c, uint32_t id);
+bool delegate_any_held(const Daemon *d);   /* as the last ask saw them */
+void delegate_client_gone(Daemon *d, Client *c);   /* its delegations end, the block set follows */
+void delegate_client_free(Client *c);   /* at the daemon's stop: our copies closed, nothing told */
+void delegate_refresh(Daemon *d);   /* ask the set which are held: the block set follows */
+void delegate_enforce(Daemon *d, bool on);   /* off: a user request's attempt, which blocks do not stop */
 
 /* cooperate.c */
 void cooperate_init(Daemon *d);

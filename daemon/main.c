@@ -40,6 +40,8 @@ static void usage(FILE *f)
 #define SUSPENDD_MUTANT "no-count-write"
 #elif defined(SUSPENDD_MUTANT_NO_EPOLLWAKEUP)
 #define SUSPENDD_MUTANT "no-epollwakeup"
+#elif defined(SUSPENDD_MUTANT_NO_DELEGATED_WAKEUP)
+#define SUSPENDD_MUTANT "no-delegated-wakeup"
 #endif
 
 int main(int argc, char **argv)

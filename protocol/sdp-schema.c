@@ -69,7 +69,10 @@ static const char *const *const error_words = error_names + 1;
 
 static const SdpFieldSpec f_hello[] = { SEQ_OPTIONAL, U64("version", true, 1, 65535), TEXT("name", false, 64), END };
 static const SdpFieldSpec f_seq_only[] = { SEQ_OPTIONAL, END };
-static const SdpFieldSpec f_block[] = { SEQ_OPTIONAL, ID("id", true), TEXT("reason", false, 256), BOOL("noreply", false), END };
+static const SdpFieldSpec f_block[] = {
+        SEQ_OPTIONAL, ID("id", true), TEXT("reason", false, 256), BOOL("noreply", false),
+        BOOL_SINCE(2, "delegate", false), END,
+};
 static const SdpFieldSpec f_unblock[] = { SEQ_OPTIONAL, ID("id", true), BOOL("noreply", false), END };
 static const SdpFieldSpec f_watch[] = { SEQ_OPTIONAL, TEXT("name", false, 64), U64("budget_ms", false, 1, 60000), END };
 static const SdpFieldSpec f_ready[] = { SEQ_OPTIONAL, ATTEMPT("attempt", true), BOOL_SINCE(2, "noreply", false), END };

@@ -81,10 +81,17 @@ tests_mutants_suspendd_no_epollwakeup_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDE
 	-DSUSPENDD_MUTANT_NO_EPOLLWAKEUP=1
 tests_mutants_suspendd_no_epollwakeup_CFLAGS = $(MUTANT_CFLAGS)
 tests_mutants_suspendd_no_epollwakeup_LDADD = daemon/libsuspendd-core.la
+check_PROGRAMS += tests/mutants/suspendd-no-delegated-wakeup
+tests_mutants_suspendd_no_delegated_wakeup_SOURCES = daemon/main.c daemon/core/delegate.c
+tests_mutants_suspendd_no_delegated_wakeup_CPPFLAGS = $(AM_CPPFLAGS) $(DAEMON_INCLUDES) \
+	-DSUSPENDD_MUTANT_NO_DELEGATED_WAKEUP=1
+tests_mutants_suspendd_no_delegated_wakeup_CFLAGS = $(MUTANT_CFLAGS)
+tests_mutants_suspendd_no_delegated_wakeup_LDADD = daemon/libsuspendd-core.la
 
 # Integration tier: the real daemon and clients on a real socket, against the fake kernel.
 INTEGRATION_TESTS = \
 	tests/integration/blockers.test \
+	tests/integration/delegated.test \
 	tests/integration/hibernate.test \
 	tests/integration/immediate.test \
 	tests/integration/wakeup-race.test \
@@ -134,6 +141,11 @@ tests/guest/commit-window.so: $(srcdir)/tests/guest/commit-window.c
 CLEANFILES += tests/guest/commit-window.so
 EXTRA_DIST += tests/guest/commit-window.c
 # a desktop daemon's logind delay inhibitor (lets go at PrepareForSleep), for tests/guest/logind.test
+# libsuspendctl's holds driven line by line (tests/integration/delegated.test).
+check_PROGRAMS += tests/integration/hold-client
+tests_integration_hold_client_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+tests_integration_hold_client_LDADD = client/libsuspendctl.la $(GLIB_LIBS)
+
 check_PROGRAMS += tests/guest/delay-holder
 tests_guest_delay_holder_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 tests_guest_delay_holder_LDADD = $(GLIB_LIBS)
@@ -144,6 +156,11 @@ EXTRA_DIST += tests/demo tests/demo-host.py tests/guest/demo.scenario
 # bench-report` keeps them as tests/bench/results.json and writes BENCHMARKS.md's tables from them.
 # report.test checks that those tables are what the report computes from the committed results.
 noinst_PROGRAMS += tests/bench/suspendd-bench
+tests_bench_suspendd_bench_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+# -no-install: a real binary, not libtool's wrapper script, so tests/guest/bench.sh can copy it
+# into the guest, where it finds the libsuspendctl that `make install` put there.
+tests_bench_suspendd_bench_LDFLAGS = -no-install
+tests_bench_suspendd_bench_LDADD = client/libsuspendctl.la $(GLIB_LIBS)
 EXTRA_DIST += tests/bench/run tests/bench/report tests/bench/benchstats.py tests/bench/results.json \
 	tests/guest/bench.sh BENCHMARKS.md
 TESTS += tests/bench/report.test

@@ -85,12 +85,19 @@ void client_free(Client *c)
         gpointer v;
 
         batch_drop(c);
+        delegate_client_free(c);
         g_hash_table_iter_init(&it, c->fds);
         while (g_hash_table_iter_next(&it, NULL, &v))
                 close_registered_fd(v);
         g_hash_table_destroy(c->fds);
         g_hash_table_destroy(c->block_keys);
         g_queue_clear_full(&c->out, (GDestroyNotify)g_bytes_unref);
+        if (c->out_fds) {   /* descriptors of replies never sent */
+                g_hash_table_iter_init(&it, c->out_fds);
+                while (g_hash_table_iter_next(&it, NULL, &v))
+                        close(GPOINTER_TO_INT(v));
+                g_hash_table_destroy(c->out_fds);
+        }
         if (c->fd >= 0)
                 close(c->fd);
         g_free(c);
@@ -144,6 +151,31 @@ static int encode_or_fallback(const SdpMessage *m, char *buf, size_t size, bool 
 }
 
 static void send_datagram(Client *c, const SdpMessage *m);
+static void send_datagram_fd(Client *c, const SdpMessage *m, int fd);
+
+/* One datagram, with a descriptor as SCM_RIGHTS when fd >= 0 (a delegated block's eventfd). */
+ssize_t client_send_bytes(int sock, const void *buf, size_t len, int fd)
+{
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct iovec iov = { (void *)buf, len };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        struct cmsghdr *cm;
+
+        if (fd < 0)
+                return send(sock, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+        memset(&u, 0, sizeof u);
+        mh.msg_control = u.buf;
+        mh.msg_controllen = sizeof u.buf;
+        cm = CMSG_FIRSTHDR(&mh);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof fd);
+        return sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
 
 /* Monitors learn of every datagram that needed its fallback form (event-lost, PROTOCOL.md §7). */
 static void tell_monitors_lost(Daemon *d, const Client *to, SdpType type, bool delivered)
@@ -171,12 +203,18 @@ static void tell_monitors_lost(Daemon *d, const Client *to, SdpType type, bool d
         telling = false;
 }
 
-/* The only place a datagram is queued or sent. */
 static void send_datagram(Client *c, const SdpMessage *m)
+{
+        send_datagram_fd(c, m, -1);
+}
+
+/* The only place a datagram is queued or sent. */
+static void send_datagram_fd(Client *c, const SdpMessage *m, int fd)
 {
         char buf[SDP_MAX_MESSAGE + 1];
         bool fallback;
-        int n;
+        GBytes *b;
+        int n, dup;
 
         if (c->closing)
                 return;
@@ -189,8 +227,10 @@ static void send_datagram(Client *c, const SdpMessage *m)
                 if (n < 0 || c->closing)
                         return;
         }
+        if (fallback)
+                fd = -1;   /* an error in place of the reply: no descriptor goes with it */
         if (g_queue_is_empty(&c->out)) {
-                ssize_t s = send(c->fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+                ssize_t s = client_send_bytes(c->fd, buf, (size_t)n, fd);
                 if (s >= 0)
                         return;
                 if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -207,7 +247,19 @@ static void send_datagram(Client *c, const SdpMessage *m)
                 client_disconnect(c, "not reading its messages (output queue full)");
                 return;
         }
-        g_queue_push_tail(&c->out, g_bytes_new(buf, (gsize)n));
+        /* a queued descriptor is a copy: the one it was made from may be closed before it goes */
+        dup = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+        if (fd >= 0 && dup < 0) {
+                client_disconnect(c, "cannot keep a descriptor for its queued reply");
+                return;
+        }
+        b = g_bytes_new(buf, (gsize)n);
+        g_queue_push_tail(&c->out, b);
+        if (dup >= 0) {
+                if (!c->out_fds)
+                        c->out_fds = g_hash_table_new(NULL, NULL);
+                g_hash_table_insert(c->out_fds, b, GINT_TO_POINTER(dup));
+        }
         /* the server watches for room (EPOLLOUT) and, the queue full, stops reading its
          * requests: server_sync() before the loop sleeps */
         if (!c->out_dirty) {
@@ -239,6 +291,22 @@ static bool reply_open(Reply *r, const char *what)
         log_err("internal: a second final reply (%s) to seq %llu suppressed", what,
                 (unsigned long long)r->seq);
         return false;
+}
+
+/* reply_ok, with a descriptor: a delegated block's eventfd (PROTOCOL.md §6.3). */
+void reply_ok_fd(Reply *r, const SdpMessage *m, int fd)
+{
+        SdpMessage full;
+
+        if (!reply_open(r, "ok"))
+                return;
+        r->final_sent = true;
+        sdp_message_init(&full, SDP_OK);
+        sdp_add_u64(&full, "seq", r->seq);
+        for (unsigned i = 0; m && i < m->n_fields; i++)
+                if (strcmp(m->fields[i].key, "seq") != 0)
+                        sdp_add(&full, m->fields[i].key, m->fields[i].value);
+        send_datagram_fd(r->c, &full, fd);
 }
 
 void reply_item(Reply *r, SdpMessage *item)

@@ -53,6 +53,41 @@ static void handle_hello(Reply *r, const SdpMessage *m)
         reply_ok(r, &ok);
 }
 
+static unsigned blocks_of(const Client *c)
+{
+        return c->n_blocks + (c->delegations ? g_hash_table_size(c->delegations) : 0);
+}
+
+/* PROTOCOL.md §6.3, delegated form: the block's eventfd goes back with the `ok`. */
+static void handle_delegate(Reply *r, const SdpMessage *m, uint32_t id)
+{
+        Client *c = r->c;
+        Daemon *d = c->d;
+        SdpMessage ok;
+        int fd, rc;
+
+        if (sdp_get_bool(m, "noreply", false)) {
+                reply_error(r, SDP_E_CONFLICTING_FIELDS, "noreply", NULL, NULL,
+                            "delegate=1 needs its reply: the descriptor comes with it");
+                return;
+        }
+        if (!d->can_hold_wakeups || d->delegate_epfd < 0) {
+                reply_error(r, SDP_E_UNSUPPORTED, "delegate", NULL, NULL,
+                            "delegated blocks need EPOLLWAKEUP, which the daemon cannot use here "
+                            "(no CAP_BLOCK_SUSPEND): use a plain block");
+                return;
+        }
+        rc = delegate_open(d, c, id, sdp_get(m, "reason"), &fd);
+        if (rc < 0) {
+                reply_error(r, SDP_E_INTERNAL, NULL, NULL, NULL, "cannot delegate block %u: %s", id,
+                            g_strerror(-rc));
+                return;
+        }
+        sdp_message_init(&ok, SDP_OK);
+        sdp_add_bool(&ok, "delegated", true);
+        reply_ok_fd(r, &ok, fd);
+}
+
 static void handle_block(Reply *r, const SdpMessage *m, bool block)
 {
         Client *c = r->c;
@@ -64,20 +99,27 @@ static void handle_block(Reply *r, const SdpMessage *m, bool block)
         if (!allowed(r, POLICY_BLOCK))
                 return;
         if (block) {
-                if (c->n_blocks >= d->cfg.max_blocks_per_client) {
+                if (blocks_of(c) >= d->cfg.max_blocks_per_client) {
                         reply_error(r, SDP_E_LIMIT_EXCEEDED, NULL, "limit", "blocks-per-client",
                                     "at most %u blocks per connection", d->cfg.max_blocks_per_client);
                         return;
                 }
-                rc = blocker_add(d, BLOCKER_CLIENT, c, id, sdp_get(m, "reason"), c->pid, c->uid,
-                                c->name[0] ? c->name : c->comm);
-                if (rc == -EEXIST) {
+                /* one id space for plain and delegated blocks: unblock needs no kind */
+                if (delegate_exists(c, id) || blocker_exists(d, BLOCKER_CLIENT, c->id, id)) {
                         reply_error(r, SDP_E_EXISTS, "id", NULL, NULL, "block %u already exists", id);
                         return;
                 }
+                if (sdp_get_bool(m, "delegate", false)) {
+                        handle_delegate(r, m, id);
+                        return;
+                }
+                blocker_add(d, BLOCKER_CLIENT, c, id, sdp_get(m, "reason"), c->pid, c->uid,
+                            c->name[0] ? c->name : c->comm);
                 /* a blocker during NOTIFY aborts the attempt at COMMIT; nothing to do now */
         } else {
-                rc = blocker_remove(d, BLOCKER_CLIENT, c->id, id);
+                rc = delegate_close(d, c, id);
+                if (rc == -ENOENT)
+                        rc = blocker_remove(d, BLOCKER_CLIENT, c->id, id);
                 if (rc == -ENOENT) {
                         reply_error(r, SDP_E_NOT_FOUND, "id", NULL, NULL, "no block %u", id);
                         return;
@@ -308,6 +350,7 @@ static void handle_suspend(Reply *r, const SdpMessage *m)
         }
         if (!user && !attempt_active(d)) {
                 attempt_refresh_fd_blockers(d);
+                delegate_refresh(d);
                 if (blocker_count(d) > 0) {
                         g_autofree char *who = blocker_describe_all(d, REPLY_TEXT_MAX);
                         reply_error(r, SDP_E_BLOCKED, NULL, "blockers", who,
@@ -522,6 +565,7 @@ void request_client_gone(Client *c)
 {
         Daemon *d = c->d;
 
+        delegate_client_gone(d, c);
         blocker_remove_client(d, c);
         if (c->disabling)
                 disable_drop(d, c);

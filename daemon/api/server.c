@@ -20,6 +20,7 @@
 #include "daemon.h"
 
 #define LISTEN_TAG ((uint64_t)-1)
+#define DELEGATE_TAG ((uint64_t)-2)   /* the delegated blocks' set (delegate.c) */
 #define MAX_MESSAGES_PER_WAKE 64   /* fairness between busy peers */
 
 #ifdef SUSPENDD_MUTANT_NO_EPOLLWAKEUP
@@ -170,7 +171,9 @@ static void flush(Daemon *d, Client *c)
                 GBytes *b = g_queue_peek_head(&c->out);
                 gsize len;
                 const void *data = g_bytes_get_data(b, &len);
-                ssize_t n = send(c->fd, data, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+                gpointer fdp = c->out_fds ? g_hash_table_lookup(c->out_fds, b) : NULL;
+                int fd = fdp ? GPOINTER_TO_INT(fdp) : -1;
+                ssize_t n = client_send_bytes(c->fd, data, len, fd);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -178,6 +181,10 @@ static void flush(Daemon *d, Client *c)
                 if (n < 0) {
                         client_disconnect(c, g_strerror(errno));
                         return;
+                }
+                if (fd >= 0) {   /* our copy, kept for the queue (client.c) */
+                        g_hash_table_remove(c->out_fds, b);
+                        close(fd);
                 }
                 g_bytes_unref(g_queue_pop_head(&c->out));
         }
@@ -216,6 +223,11 @@ static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)
                         Client *c;
                         if (evs[i].data.u64 == LISTEN_TAG) {
                                 accept_clients(d);
+                                continue;
+                        }
+                        if (evs[i].data.u64 == DELEGATE_TAG) {
+                                delegate_refresh(d);   /* a hold was taken: in the block set now */
+                                d->unsettled = true;
                                 continue;
                         }
                         c = g_hash_table_lookup(d->clients_by_fd, GINT_TO_POINTER((int)evs[i].data.u64));
@@ -289,7 +301,7 @@ static int listen_on(const char *path)
 }
 
 /* EPOLLWAKEUP is silently dropped without CAP_BLOCK_SUSPEND (capability 36): say so once. */
-static void check_block_suspend_capability(void)
+static bool check_block_suspend_capability(void)
 {
         FILE *f = fopen("/proc/self/status", "re");
         char line[256];
@@ -297,22 +309,29 @@ static void check_block_suspend_capability(void)
         bool found = false;
 
         if (!f)
-                return;
+                return true;   /* cannot tell: assume the kernel honours it */
         while (fgets(line, sizeof line, f))
                 if (sscanf(line, "CapEff: %llx", &eff) == 1) {
                         found = true;
                         break;
                 }
         fclose(f);
-        if (found && !(eff & (1ULL << 36)))
+        if (found && !(eff & (1ULL << 36))) {
                 log_warn("no CAP_BLOCK_SUSPEND: the kernel ignores EPOLLWAKEUP, so a one-way block sent "
-                         "while an attempt commits is not guaranteed to abort it (run as root or grant the capability)");
+                         "while an attempt commits is not guaranteed to abort it, and delegated blocks are "
+                         "unsupported (run as root or grant the capability)");
+                return false;
+        }
+        return true;
 }
 
 int server_start(Daemon *d, int passed_fd)
 {
-        check_block_suspend_capability();
         struct epoll_event ev = { .events = EPOLLIN, .data.u64 = LISTEN_TAG };
+        struct epoll_event dev = { .events = EPOLLIN | EPOLLET, .data.u64 = DELEGATE_TAG };
+        int dfd;
+
+        d->can_hold_wakeups = check_block_suspend_capability() && CLIENT_EPOLLWAKEUP != 0;
 
         if (passed_fd >= 0) {
                 d->listen_fd = passed_fd;
@@ -325,6 +344,13 @@ int server_start(Daemon *d, int passed_fd)
         d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         if (d->epoll_fd < 0 || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev) < 0)
                 return -errno;
+        /* Edge-triggered, without EPOLLWAKEUP of its own: it tells us a hold was taken (the
+         * holds' own wakeup sources are the guarantee); held ones stay ready in the set. */
+        dfd = delegate_init(d);
+        if (dfd < 0 || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, dfd, &dev) < 0) {
+                log_warn("no delegated blocks: %s", g_strerror(dfd < 0 ? -dfd : errno));
+                delegate_stop(d);
+        }
         d->epoll_source = g_unix_fd_add(d->epoll_fd, G_IO_IN, on_epoll, d);
         /* GLib blocks a source that cannot recurse while it dispatches it: it takes the fd out
          * of its poll set and puts it back, and each of those wakes its own context through an
@@ -336,6 +362,7 @@ int server_start(Daemon *d, int passed_fd)
 
 void server_stop(Daemon *d)
 {
+        delegate_stop(d);
         if (d->accept_timer)
                 g_source_remove(d->accept_timer);
         if (d->epoll_source)

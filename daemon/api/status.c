@@ -104,6 +104,8 @@ static void items_client(Reply *r, const Client *o)
         if (o->name[0])
                 sdp_add(&m, "name", o->name);
         sdp_add_u64(&m, "since", (uint64_t)(o->since / 1000000));
+        if (o->delegations)   /* held ones are also `blocker` items, source=delegated */
+                sdp_add_u64(&m, "delegated", g_hash_table_size(o->delegations));
         reply_item(r, &m);
         if (o->watching) {
                 item_begin(&m, r->seq, "watcher");
@@ -196,6 +198,7 @@ void status_reply(Reply *r)
         gpointer v;
         SdpMessage m;
 
+        delegate_refresh(d);   /* which delegated blocks are held, as of now */
         item_daemon(r, d);
         item_kernel(r, d);
         g_hash_table_iter_init(&it, d->clients);

@@ -66,6 +66,8 @@ static void set_state(Daemon *d, AttemptState s)
 {
         d->state = s;
         cooperate_set_attempting(d, s != ATTEMPT_IDLE);
+        /* a user request goes ahead over blocks: delegated ones too, in the kernel */
+        delegate_enforce(d, s == ATTEMPT_IDLE || d->current.kind != ATTEMPT_KIND_USER);
 }
 
 static bool alarm_due_soon(Daemon *d)
@@ -420,6 +422,13 @@ static bool readable_labels(Client *c, char *out, size_t size);
  * judged before the commit decision. The re-read blocks until IPC in flight (EPOLLWAKEUP) has
  * been handled, so any block that arrived before it is seen by decide_commit() below; anything
  * after it makes the count write fail. */
+/* A delegated block is held (asked now) and the attempt is one that blocks stop. */
+static bool delegated_block_stops(Daemon *d)
+{
+        delegate_refresh(d);
+        return d->current.kind != ATTEMPT_KIND_USER && delegate_any_held(d);
+}
+
 static void commit(Daemon *d)
 {
         KernelCall *j;
@@ -430,6 +439,13 @@ static void commit(Daemon *d)
                 d->notify_timer = 0;
         }
         set_state(d, ATTEMPT_COMMIT);
+        /* A held delegated block keeps its wakeup source active, and the recount would wait in the
+         * kernel until it is given back: decide now, as the recount's decision would. */
+        if (delegated_block_stops(d)) {
+                g_autofree char *who = blocker_describe_all(d, sizeof d->current.detail - 1);
+                finish_abort(d, "blocked", who);
+                return;
+        }
         j = g_new0(KernelCall, 1);
         j->sysfs = d->sysfs;
         j->kind = CALL_READ_COUNT;
@@ -588,6 +604,7 @@ static void kernel_state_of(Daemon *d, char *state, size_t size, char *disk_mode
 /* The commit decision's inputs, as they stand now. */
 static CommitInput commit_input(Daemon *d)
 {
+        delegate_refresh(d);   /* a delegated hold taken or given back since the last ask */
         return (CommitInput){
                 .kind = d->current.kind,
                 .blockers = blocker_count(d),
@@ -702,7 +719,9 @@ static void commit_met_wakeup(Daemon *d, const char *detail)
 {
         KernelCall *j;
 
-        if (++d->commit_tries > COMMIT_TRIES_MAX) {
+        /* more tries: not while a delegated block is held (the wakeup event was its write, and a
+         * re-read of the count would wait until it is given back) */
+        if (++d->commit_tries > COMMIT_TRIES_MAX || delegated_block_stops(d)) {
                 finish_abort(d, "wakeup-event", detail);
                 return;
         }
@@ -1025,6 +1044,7 @@ void attempt_settle(Daemon *d)
         if (d->state != ATTEMPT_IDLE)
                 return;
         attempt_refresh_fd_blockers(d);
+        delegate_refresh(d);
         in = (DecisionInput){
                 .shutting_down = d->shutting_down,
                 .attempt_active = false,
@@ -1062,8 +1082,10 @@ uint64_t attempt_request(Daemon *d, AttemptKind kind, SleepState sleep)
 {
         if (attempt_active(d)) {   /* request.c joins only an attempt of the same sleep state */
                 /* join the attempt in progress; a user request makes it forced */
-                if (kind == ATTEMPT_KIND_USER && d->state <= ATTEMPT_NOTIFY)
+                if (kind == ATTEMPT_KIND_USER && d->state <= ATTEMPT_NOTIFY) {
                         d->current.kind = ATTEMPT_KIND_USER;
+                        delegate_enforce(d, false);   /* its count read may wait on a hold now */
+                }
                 return d->current.id;
         }
         if (kind == ATTEMPT_KIND_USER)

@@ -14,7 +14,20 @@ static char *key_of(BlockerSource src, unsigned client, uint32_t id)
 
 const char *blocker_source_name(BlockerSource s)
 {
-        return s == BLOCKER_ALARM ? "alarm" : s == BLOCKER_FD ? "fd" : s == BLOCKER_LOGIND ? "logind" : "client";
+        switch (s) {
+        case BLOCKER_CLIENT: return "client";
+        case BLOCKER_ALARM: return "alarm";
+        case BLOCKER_FD: return "fd";
+        case BLOCKER_LOGIND: return "logind";
+        case BLOCKER_DELEGATED: return "delegated";
+        }
+        return "client";
+}
+
+bool blocker_exists(const Daemon *d, BlockerSource src, unsigned client, uint32_t id)
+{
+        g_autofree char *key = key_of(src, client, id);
+        return g_hash_table_contains(d->blockers, key);
 }
 
 int blocker_add(Daemon *d, BlockerSource src, Client *c, uint32_t id, const char *reason,

@@ -9,6 +9,10 @@
  *                                                  to FILE2 per pair (wake_lock/wake_unlock in the
  *                                                  guest; a tmpfs file pair on the host)
  *   suspendd-bench sleepctl N                      STAY_AWAKE+RELAX ioctl pairs on /dev/sleepctl
+ *   suspendd-bench delegated SOCKET N              libsuspendctl hold acquire+release pairs after the
+ *                                                  first (a delegated block: one eventfd write and
+ *                                                  one read each, PROTOCOL.md §6.3): µs per pair; a
+ *                                                  hold the daemon did not delegate is an error
  *   suspendd-bench fanout SOCKET WATCHERS ROUNDS [CTL]   WATCHERS watchers answer ready at once: ms from
  *                                                  the request to the resume (fake kernel, no sleep),
  *                                                  and the daemon's notify_us of each round (a round
@@ -51,6 +55,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "suspendctl.h"
 
 static double now_s(void)
 {
@@ -237,6 +243,38 @@ static int cmd_sleepctl(long n)
                         die("ioctl");
         printf("pair_us=%.2f n=%ld\n", (now_s() - t0) / (double)n * 1e6, n);
         return 0;
+}
+
+static int cmd_delegated(const char *path, long n)
+{
+        GError *error = NULL;
+        SuspendctlClient *c = suspendctl_client_new(path, "bench-delegated", &error);
+        SuspendctlHold *h;
+        double t0;
+
+        if (!c) {
+                fprintf(stderr, "suspendd-bench: %s\n", error->message);
+                return 1;
+        }
+        h = suspendctl_client_hold_new(c, "bench");
+        /* the first acquire is the round trip that delegates: not timed */
+        if (!suspendctl_hold_acquire(h, &error) || !suspendctl_hold_release(h, &error))
+                goto failed;
+        if (!suspendctl_hold_is_delegated(h)) {
+                fprintf(stderr, "suspendd-bench: the daemon did not delegate the block\n");
+                return 1;
+        }
+        t0 = now_s();
+        for (long i = 0; i < n; i++)
+                if (!suspendctl_hold_acquire(h, &error) || !suspendctl_hold_release(h, &error))
+                        goto failed;
+        printf("pair_us=%.3f n=%ld\n", (now_s() - t0) / (double)n * 1e6, n);
+        suspendctl_hold_free(h);
+        suspendctl_client_free(c);
+        return 0;
+failed:
+        fprintf(stderr, "suspendd-bench: hold: %s\n", error->message);
+        return 1;
 }
 
 static void print_samples(const char *name, const double *v, int n)
@@ -587,6 +625,8 @@ int main(int argc, char **argv)
                 return cmd_roundtrip(argv[2], atol(argv[3]));
         if (argc >= 5 && strcmp(argv[1], "writes") == 0)
                 return cmd_writes(argv[2], argv[3], atol(argv[4]));
+        if (argc >= 4 && strcmp(argv[1], "delegated") == 0)
+                return cmd_delegated(argv[2], atol(argv[3]));
         if (argc >= 3 && strcmp(argv[1], "sleepctl") == 0)
                 return cmd_sleepctl(atol(argv[2]));
         if (argc >= 5 && strcmp(argv[1], "fanout") == 0)

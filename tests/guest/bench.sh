@@ -35,14 +35,17 @@ field() { sed -n "s/.*\b$1=\([0-9.,]*\).*/\1/p" <<< "$2"; }   # KEY=VALUE of a r
 add() { eval "$1=\${$1:+\$$1,}\$2"; }                          # append a sample to a list
 echo "# bench meta kernel=$(uname -r) vcpus=$(nproc) accel=$(dmesg | grep >/dev/null 'Hypervisor detected: KVM' && echo kvm || echo tcg) date=$(date -u +%Y-%m-%dT%H:%MZ)"
 start_suspendd
-# 1. pairs: the kernel's wake_lock/wake_unlock writes, suspendd's block/unblock and, on the
-# patched kernel, /dev/sleepctl, in rounds that alternate so drift hits all of them alike
-wl= ow= ak= sc=
+# 1. pairs: the kernel's wake_lock/wake_unlock writes, suspendd's block/unblock, libsuspendctl's
+# delegated hold and, on the patched kernel, /dev/sleepctl, in rounds that alternate so drift
+# hits all of them alike
+wl= ow= ak= sc= dl=
 for r in $(seq $ROUNDS); do
   o=$($B writes /sys/power/wake_lock /sys/power/wake_unlock $((N / ROUNDS))) || fail "wake_lock pairs"
   add wl "$(field pair_us "$o")"
   o=$(taskset -c 0 $B roundtrip /run/suspendd/socket $((N / 4 / ROUNDS))) || fail "block/unblock pairs"
   add ow "$(field oneway_us "$o")"; add ak "$(field acked_us "$o")"
+  o=$($B delegated /run/suspendd/socket $((N / ROUNDS))) || fail "delegated hold pairs"
+  add dl "$(field pair_us "$o")"
   if [ -e /dev/sleepctl ]; then
     o=$($B sleepctl $((N / ROUNDS))) || fail "sleepctl pairs"
     add sc "$(field pair_us "$o")"
@@ -51,6 +54,7 @@ done
 echo "# bench wake_lock_pair_us $wl"
 echo "# bench oneway_pair_us $ow"
 echo "# bench acked_pair_us $ak"
+echo "# bench delegated_pair_us $dl"
 [ -n "$sc" ] && echo "# bench sleepctl_pair_us $sc"
 # 2. suspend cycles: pm_test=core runs the whole kernel path short of sleeping, no delay; bare
 # cycles (wakeup_count handshake + state write) and daemon cycles (suspend → resumed) interleaved

@@ -179,6 +179,28 @@ class Client:
             self.events.append(m)
         raise TimeoutError("no reply to %s" % verb)
 
+    def call_fd(self, verb, **fields):
+        """As call(), for a reply that may carry descriptors (SCM_RIGHTS): (verb, fields, fds)."""
+        self.seq += 1
+        seq = str(self.seq)
+        self.send_raw(encode(verb, seq=seq, **fields).encode())
+        deadline = time.time() + TIMEOUT
+        while time.time() < deadline:
+            self.sock.settimeout(max(deadline - time.time(), 0.001))
+            try:
+                data, fds, _, _ = socket.recv_fds(self.sock, 8192, 4)
+            except socket.timeout:
+                break
+            if not data:
+                return ("eof", {}, fds)
+            v, f = decode(data)
+            if v in ("ok", "error") and f.get("seq") == seq:
+                return (v, f, fds)
+            for fd in fds:
+                os.close(fd)
+            self.events.append((v, f))
+        raise TimeoutError("no reply to %s" % verb)
+
     def wait_event(self, verb, timeout=TIMEOUT, **match):
         deadline = time.time() + timeout
         while True:

@@ -148,6 +148,13 @@ START_TEST(test_request_fields_per_version)
         ck_assert_int_eq(p.code, SDP_E_UNKNOWN_FIELD);
         ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 2, &p), -EINVAL);
         ck_assert_int_eq(p.code, SDP_E_BAD_FIELD);
+        /* block's delegate (§6.3, delegated form) is version 2's too */
+        t = "block seq=4 id=7 delegate=1";
+        ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 1, &p), -EINVAL);
+        ck_assert_int_eq(p.code, SDP_E_UNKNOWN_FIELD);
+        ck_assert_str_eq(p.field, "delegate");
+        ck_assert_int_eq(sdp_decode_request(&msg, t, strlen(t), 2, &p), 0);
+        ck_assert(sdp_get_bool(&msg, "delegate", false));
         /* events are lenient whatever the version */
         t = "resumed attempt=4 slept_ms=10 wake=rtc sleep_state=hibernate";
         ck_assert_int_eq(sdp_decode(&msg, t, strlen(t), &p), 0);
