@@ -20,7 +20,6 @@
 #include "daemon.h"
 
 #define LISTEN_TAG ((uint64_t)-1)
-#define DELEGATE_TAG ((uint64_t)-2)   /* the delegated blocks' set (delegate.c) */
 #define MAX_MESSAGES_PER_WAKE 64   /* fairness between busy peers */
 
 #ifdef SUSPENDD_MUTANT_NO_EPOLLWAKEUP
@@ -225,11 +224,6 @@ static gboolean on_epoll(gint fd, GIOCondition cond, gpointer data)
                                 accept_clients(d);
                                 continue;
                         }
-                        if (evs[i].data.u64 == DELEGATE_TAG) {
-                                delegate_refresh(d);   /* a hold was taken: in the block set now */
-                                d->unsettled = true;
-                                continue;
-                        }
                         c = g_hash_table_lookup(d->clients_by_fd, GINT_TO_POINTER((int)evs[i].data.u64));
                         if (!c || c->closing)
                                 continue;
@@ -328,8 +322,7 @@ static bool check_block_suspend_capability(void)
 int server_start(Daemon *d, int passed_fd)
 {
         struct epoll_event ev = { .events = EPOLLIN, .data.u64 = LISTEN_TAG };
-        struct epoll_event dev = { .events = EPOLLIN | EPOLLET, .data.u64 = DELEGATE_TAG };
-        int dfd;
+        int r;
 
         d->can_hold_wakeups = check_block_suspend_capability() && CLIENT_EPOLLWAKEUP != 0;
 
@@ -344,13 +337,10 @@ int server_start(Daemon *d, int passed_fd)
         d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         if (d->epoll_fd < 0 || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev) < 0)
                 return -errno;
-        /* Edge-triggered, without EPOLLWAKEUP of its own: it tells us a hold was taken (the
-         * holds' own wakeup sources are the guarantee); held ones stay ready in the set. */
-        dfd = delegate_init(d);
-        if (dfd < 0 || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, dfd, &dev) < 0) {
-                log_warn("no delegated blocks: %s", g_strerror(dfd < 0 ? -dfd : errno));
-                delegate_stop(d);
-        }
+        /* Not in our epoll set: a take must not wake us (that is the point); delegate.c asks. */
+        r = delegate_init(d);
+        if (r < 0)
+                log_warn("no delegated blocks: %s", g_strerror(-r));
         d->epoll_source = g_unix_fd_add(d->epoll_fd, G_IO_IN, on_epoll, d);
         /* GLib blocks a source that cannot recurse while it dispatches it: it takes the fd out
          * of its poll set and puts it back, and each of those wakes its own context through an

@@ -153,6 +153,9 @@ static void run_call(Daemon *d, KernelCall *j, GAsyncReadyCallback done)
                 d->reading_count = true;
                 if (!d->prepare_slow_timer)
                         d->prepare_slow_timer = g_timeout_add_seconds(1, count_read_slow, d);
+                /* the read waits while a delegated block's wakeup source is active, and a
+                 * given-back one stays active until asked: ask now, and on, while it reads */
+                delegate_refresh(d);
         }
         g_task_set_task_data(task, j, g_free);
         g_task_run_in_thread(task, worker);

@@ -18,12 +18,14 @@
  * whatever the client's copy does — unblock, the connection closed, a user request.
  *
  * We learn which are held by asking the set (epoll_wait, timeout 0): it returns exactly the
- * readable ones and relaxes the wakeup source of those given back. A give-back wakes nobody, so
- * that wakeup source stays active until the next ask — on the safe side, never the other. We ask
- * whenever we decide (attempt.c, request.c) and for status; when the set becomes readable (it is
- * in the server's epoll set, edge-triggered: a hold was taken); and every DELEGATE_POLL_MS while
- * one is held, so a give-back is seen within that time. A held delegation is in the block set
- * (source `delegated`) from the ask that saw it held to the ask that saw it given back. */
+ * readable ones and relaxes the wakeup source of those given back. Neither a take nor a give-back
+ * wakes us (a take that woke the daemon would cost what the socket path costs: on one CPU the
+ * switch to us and back), so a given-back eventfd's wakeup source stays active until the next
+ * ask — on the safe side, never the other. We ask whenever we decide (attempt.c, request.c) and
+ * for status; and every DELEGATE_POLL_MS while one is held (a give-back is seen within that
+ * time) or while our wakeup_count read may be waiting on one (it returns once an ask has
+ * relaxed the given-back ones). A held delegation is in the block set (source `delegated`) from
+ * the ask that saw it held to the ask that saw it given back. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -125,6 +127,7 @@ static void drop_given_back(Daemon *d)
 void delegate_refresh(Daemon *d)
 {
         guint total = d->delegations ? g_hash_table_size(d->delegations) : 0;
+        bool want_timer;
         int n;
 
         if (total == 0)
@@ -154,9 +157,10 @@ void delegate_refresh(Daemon *d)
         /* a block set of n held entries: the scan for give-backs only when one can have gone */
         if (g_hash_table_size(d->delegations_held) > (guint)n)
                 drop_given_back(d);
-        if (g_hash_table_size(d->delegations_held) > 0 && !d->delegate_timer)
+        want_timer = g_hash_table_size(d->delegations_held) > 0 || d->reading_count;
+        if (want_timer && !d->delegate_timer)
                 d->delegate_timer = g_timeout_add(DELEGATE_POLL_MS, on_poll_timer, d);
-        else if (g_hash_table_size(d->delegations_held) == 0 && d->delegate_timer) {
+        else if (!want_timer && d->delegate_timer) {
                 g_source_remove(d->delegate_timer);
                 d->delegate_timer = 0;
         }
