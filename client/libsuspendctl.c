@@ -663,24 +663,31 @@ static gboolean simple(SuspendctlClient *c, SdpType type, const char *k1, const 
         return call(c, &m, NULL, NULL, NULL, error);
 }
 
-static SuspendctlBlock *block(SuspendctlClient *c, const char *reason, gboolean oneway, GError **error)
+/* `block` (with its reason) or `unblock` of block `id`: one-way (PROTOCOL.md §6.3), or waiting
+ * for the daemon's answer. Blocks and holds both send theirs through here. */
+static gboolean send_block(SuspendctlClient *c, SdpType type, guint32 id, const char *reason, gboolean oneway,
+                           GError **error)
 {
         SdpMessage m;
+
+        sdp_message_init(&m, type);
+        sdp_add_u64(&m, "id", id);
+        if (type == SDP_BLOCK && reason)
+                sdp_add(&m, "reason", reason);
+        if (!oneway)
+                return call(c, &m, NULL, NULL, NULL, error);
+        sdp_add_u64(&m, "seq", ++c->next_seq);
+        sdp_add_bool(&m, "noreply", true);
+        return send_msg(c, &m, NULL, deadline_for(c, SUSPENDCTL_TIMEOUT_REPLY_MS), error);
+}
+
+static SuspendctlBlock *block(SuspendctlClient *c, const char *reason, gboolean oneway, GError **error)
+{
         SuspendctlBlock *b;
         guint32 id = ++c->next_block;
 
-        sdp_message_init(&m, SDP_BLOCK);
-        sdp_add_u64(&m, "id", id);
-        if (reason)
-                sdp_add(&m, "reason", reason);
-        if (oneway) {
-                sdp_add_u64(&m, "seq", ++c->next_seq);
-                sdp_add_bool(&m, "noreply", true);
-                if (!send_msg(c, &m, NULL, deadline_for(c, SUSPENDCTL_TIMEOUT_REPLY_MS), error))
-                        return NULL;
-        } else if (!call(c, &m, NULL, NULL, NULL, error)) {
+        if (!send_block(c, SDP_BLOCK, id, reason, oneway, error))
                 return NULL;
-        }
         b = g_new0(SuspendctlBlock, 1);
         b->client = c;
         b->id = id;
@@ -709,13 +716,7 @@ guint32 suspendctl_block_get_id(const SuspendctlBlock *b)
 
 gboolean suspendctl_block_release(SuspendctlBlock *b, GError **error)
 {
-        SdpMessage m;
-        gboolean ok;
-        sdp_message_init(&m, SDP_UNBLOCK);
-        sdp_add_u64(&m, "id", b->id);
-        sdp_add_u64(&m, "seq", ++b->client->next_seq);
-        sdp_add_bool(&m, "noreply", true);
-        ok = send_msg(b->client, &m, NULL, deadline_for(b->client, SUSPENDCTL_TIMEOUT_REPLY_MS), error);
+        gboolean ok = send_block(b->client, SDP_UNBLOCK, b->id, NULL, TRUE, error);
         g_free(b);
         return ok;
 }
@@ -785,14 +786,7 @@ static gboolean hold_open(SuspendctlHold *h, GError **error)
 
 static gboolean hold_message(SuspendctlHold *h, SdpType type, GError **error)
 {
-        SdpMessage m;
-        sdp_message_init(&m, type);
-        sdp_add_u64(&m, "id", h->id);
-        if (type == SDP_BLOCK && h->reason)
-                sdp_add(&m, "reason", h->reason);
-        sdp_add_u64(&m, "seq", ++h->client->next_seq);
-        sdp_add_bool(&m, "noreply", true);
-        return send_msg(h->client, &m, NULL, deadline_for(h->client, SUSPENDCTL_TIMEOUT_REPLY_MS), error);
+        return send_block(h->client, type, h->id, h->reason, TRUE, error);
 }
 
 gboolean suspendctl_hold_acquire(SuspendctlHold *h, GError **error)

@@ -293,22 +293,6 @@ static bool reply_open(Reply *r, const char *what)
         return false;
 }
 
-/* reply_ok, with a descriptor: a delegated block's eventfd (PROTOCOL.md §6.3). */
-void reply_ok_fd(Reply *r, const SdpMessage *m, int fd)
-{
-        SdpMessage full;
-
-        if (!reply_open(r, "ok"))
-                return;
-        r->final_sent = true;
-        sdp_message_init(&full, SDP_OK);
-        sdp_add_u64(&full, "seq", r->seq);
-        for (unsigned i = 0; m && i < m->n_fields; i++)
-                if (strcmp(m->fields[i].key, "seq") != 0)
-                        sdp_add(&full, m->fields[i].key, m->fields[i].value);
-        send_datagram_fd(r->c, &full, fd);
-}
-
 void reply_item(Reply *r, SdpMessage *item)
 {
         if (!reply_open(r, "item"))
@@ -317,14 +301,15 @@ void reply_item(Reply *r, SdpMessage *item)
         r->items++;
 }
 
-void reply_ok(Reply *r, const SdpMessage *m)
+/* The final `ok`, with m's fields after its seq, and a descriptor when fd >= 0. */
+static void send_ok(Reply *r, const SdpMessage *m, int fd)
 {
         SdpMessage full;
 
         if (!reply_open(r, "ok"))
                 return;
         r->final_sent = true;
-        if (r->quiet_ok)
+        if (r->quiet_ok && fd < 0)
                 return;   /* noreply=1: success is silent (PROTOCOL.md §6.3) */
         /* seq goes first for people reading with socat */
         sdp_message_init(&full, SDP_OK);
@@ -332,7 +317,18 @@ void reply_ok(Reply *r, const SdpMessage *m)
         for (unsigned i = 0; m && i < m->n_fields; i++)
                 if (strcmp(m->fields[i].key, "seq") != 0)
                         sdp_add(&full, m->fields[i].key, m->fields[i].value);
-        send_datagram(r->c, &full);
+        send_datagram_fd(r->c, &full, fd);
+}
+
+void reply_ok(Reply *r, const SdpMessage *m)
+{
+        send_ok(r, m, -1);
+}
+
+/* reply_ok, carrying a delegated block's eventfd (PROTOCOL.md §6.3). */
+void reply_ok_fd(Reply *r, const SdpMessage *m, int fd)
+{
+        send_ok(r, m, fd);
 }
 
 /* Cut a text that goes into a message to max bytes at a character boundary, marking the cut. */

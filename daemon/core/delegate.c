@@ -172,8 +172,6 @@ int delegate_open(Daemon *d, Client *c, uint32_t id, const char *reason, int *cl
         Delegation *dl;
         int fd;
 
-        if (d->delegate_epfd < 0)
-                return -ENOTSUP;
         if (delegate_exists(c, id))
                 return -EEXIST;
         fd = eventfd(1, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC);

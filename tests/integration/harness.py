@@ -159,44 +159,34 @@ class Client:
 
     def call(self, verb, fds=None, **fields):
         """Send a request and return its final reply (ok/error); items go to self.items."""
+        v, f, got = self.call_fd(verb, fds, **fields)
+        for fd in got:
+            os.close(fd)
+        return (v, f)
+
+    def call_fd(self, verb, fds=None, **fields):
+        """As call(), also returning the descriptors its reply carried (SCM_RIGHTS; only the
+        `ok` to `block delegate=1` has one): (verb, fields, fds). Items go to self.items."""
         self.seq += 1
         seq = str(self.seq)
         self.send_raw(encode(verb, seq=seq, **fields).encode(), fds)
         self.items = []
         deadline = time.time() + TIMEOUT
         while time.time() < deadline:
-            m = self.recv(deadline - time.time())
-            if m is None:
+            self.sock.settimeout(max(deadline - time.time(), 0.001))
+            try:
+                data, got, _, _ = socket.recv_fds(self.sock, 8192, 4)
+            except socket.timeout:
                 break
-            v, f = m
-            if v == "eof":
-                return m
+            if not data:
+                return ("eof", {}, got)
+            v, f = decode(data)
             if v in ("ok", "error", "item") and f.get("seq") == seq:
                 if v == "item":
                     self.items.append(f)
                     continue
-                return m
-            self.events.append(m)
-        raise TimeoutError("no reply to %s" % verb)
-
-    def call_fd(self, verb, **fields):
-        """As call(), for a reply that may carry descriptors (SCM_RIGHTS): (verb, fields, fds)."""
-        self.seq += 1
-        seq = str(self.seq)
-        self.send_raw(encode(verb, seq=seq, **fields).encode())
-        deadline = time.time() + TIMEOUT
-        while time.time() < deadline:
-            self.sock.settimeout(max(deadline - time.time(), 0.001))
-            try:
-                data, fds, _, _ = socket.recv_fds(self.sock, 8192, 4)
-            except socket.timeout:
-                break
-            if not data:
-                return ("eof", {}, fds)
-            v, f = decode(data)
-            if v in ("ok", "error") and f.get("seq") == seq:
-                return (v, f, fds)
-            for fd in fds:
+                return (v, f, got)
+            for fd in got:
                 os.close(fd)
             self.events.append((v, f))
         raise TimeoutError("no reply to %s" % verb)
