@@ -245,13 +245,15 @@ struct Daemon {
         guint prepare_slow_timer;
 
         /* delegated blocks (delegate.c) */
-        int delegate_epfd;         /* their eventfds, EPOLLIN|EPOLLWAKEUP; in epoll_fd, -1 if none */
+        int delegate_epfd;         /* their eventfds, EPOLLIN|EPOLLWAKEUP; -1 if none */
         GHashTable *delegations;   /* client << 32 | id -> Delegation* (owned by the client's table) */
         GHashTable *delegations_held;   /* set of Delegation*: in the block set */
         uint64_t delegate_round;   /* which ask of the set saw a delegation held */
         struct epoll_event *delegate_evs;
         size_t delegate_evs_size;
-        guint delegate_timer;      /* asks again while one is held: a give-back wakes nobody */
+        guint delegate_timer;      /* polling: asks again while one is held (a give-back wakes nobody) */
+        guint delegate_watch;      /* quiet: the main loop polls the set, so a take wakes us */
+        bool delegate_woken;       /* a take woke us: poll until a tick finds none held */
         bool delegate_relaxed;     /* EPOLLWAKEUP taken off for a user request's attempt */
         bool can_hold_wakeups;     /* CAP_BLOCK_SUSPEND: EPOLLWAKEUP takes effect */
 
@@ -419,7 +421,7 @@ void handoff_attempt_ended(Daemon *d, uint64_t attempt, const SdpMessage *outcom
 uint64_t handoff_take_continuation(Daemon *d, SdpMessage **outcome);
 
 /* delegate.c: a block the client takes and gives back on an eventfd of ours (PROTOCOL.md §6.3) */
-int delegate_init(Daemon *d);   /* the set's fd, for the server's epoll set; or -errno */
+int delegate_init(Daemon *d);   /* the set's fd (delegate.c watches it), or -errno */
 void delegate_stop(Daemon *d);
 int delegate_open(Daemon *d, Client *c, uint32_t id, const char *reason, int *client_fd);
 int delegate_close(Daemon *d, Client *c, uint32_t id);   /* -ENOENT */

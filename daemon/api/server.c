@@ -337,7 +337,7 @@ int server_start(Daemon *d, int passed_fd)
         d->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         if (d->epoll_fd < 0 || epoll_ctl(d->epoll_fd, EPOLL_CTL_ADD, d->listen_fd, &ev) < 0)
                 return -errno;
-        /* Not in our epoll set: a take must not wake us (that is the point); delegate.c asks. */
+        /* Not in our epoll set: a take wakes us only when nothing is held (delegate.c). */
         r = delegate_init(d);
         if (r < 0)
                 log_warn("no delegated blocks: %s", g_strerror(-r));

@@ -18,19 +18,26 @@
  * whatever the client's copy does — unblock, the connection closed, a user request.
  *
  * We learn which are held by asking the set (epoll_wait, timeout 0): it returns exactly the
- * readable ones and relaxes the wakeup source of those given back. Neither a take nor a give-back
- * wakes us (a take that woke the daemon would cost what the socket path costs: on one CPU the
- * switch to us and back), so a given-back eventfd's wakeup source stays active until the next
- * ask — on the safe side, never the other. We ask whenever we decide (attempt.c, request.c) and
- * for status; and every DELEGATE_POLL_MS while one is held (a give-back is seen within that
- * time) or while our wakeup_count read may be waiting on one (it returns once an ask has
- * relaxed the given-back ones). A held delegation is in the block set (source `delegated`) from
- * the ask that saw it held to the ask that saw it given back. */
+ * readable ones and relaxes the wakeup source of those given back. A given-back eventfd's wakeup
+ * source stays active until the next ask, so an ask must always come: a wakeup source left
+ * active would hold every cooperative state writer and every wakeup_count reader, ours and
+ * others', for as long as nothing else made us ask. Hence two states:
+ *  - quiet (nothing held, as far as we know): the main loop polls the set itself (`watch`), so
+ *    the first take wakes us;
+ *  - polling: after that wake, while one is held, and while our wakeup_count read may be waiting
+ *    on one, we ask every DELEGATE_POLL_MS, with the set out of the main loop, until a tick finds
+ *    nothing held: a give-back is seen within that time, and we go quiet again.
+ * So a burst of takes and give-backs wakes us once per DELEGATE_POLL_MS at most, not once per
+ * take (a wake per take costs what the socket path costs: on one CPU, the switch to us and
+ * back). We also ask whenever we decide (attempt.c, request.c) and for status. A held delegation
+ * is in the block set (source `delegated`) from the ask that saw it held to the ask that saw it
+ * given back. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+#include <glib-unix.h>
 
 #include "daemon.h"
 
@@ -62,12 +69,17 @@ static uint32_t events_for(const Daemon *d)
         return EPOLLIN | (d->delegate_relaxed ? 0 : DELEGATED_EPOLLWAKEUP);
 }
 
+static void arm(Daemon *d);
+
 int delegate_init(Daemon *d)
 {
         d->delegations = g_hash_table_new(g_int64_hash, g_int64_equal);
         d->delegations_held = g_hash_table_new(NULL, NULL);
         d->delegate_epfd = epoll_create1(EPOLL_CLOEXEC);
-        return d->delegate_epfd < 0 ? -errno : d->delegate_epfd;
+        if (d->delegate_epfd < 0)
+                return -errno;
+        arm(d);   /* quiet: the first take wakes us */
+        return d->delegate_epfd;
 }
 
 static void given_back(Daemon *d, Delegation *dl)
@@ -94,9 +106,43 @@ static gboolean on_poll_timer(gpointer data)
 {
         Daemon *d = data;
         d->delegate_timer = 0;
+        d->delegate_woken = false;   /* a tick has asked since the wake: quiet if it finds none */
         delegate_refresh(d);
         d->unsettled = true;   /* a give-back may let an attempt start */
         return G_SOURCE_REMOVE;
+}
+
+/* Quiet, something in the set became readable: a take. */
+static gboolean on_take(gint fd, GIOCondition cond, gpointer data)
+{
+        Daemon *d = data;
+        (void)fd;
+        (void)cond;
+        d->delegate_watch = 0;
+        d->delegate_woken = true;   /* poll on, at least until a tick: the take may be given back already */
+        delegate_refresh(d);
+        d->unsettled = true;   /* a take may stop an attempt, or keep one from starting */
+        return G_SOURCE_REMOVE;
+}
+
+/* Polling or quiet, as the last ask left it (see the top of this file). The watch is level
+ * triggered: a take between an ask and the watch's return is seen by the main loop's next poll. */
+static void arm(Daemon *d)
+{
+        bool polling = delegate_any_held(d) || d->reading_count || d->delegate_woken;
+
+        if (polling && !d->delegate_timer)
+                d->delegate_timer = g_timeout_add(DELEGATE_POLL_MS, on_poll_timer, d);
+        else if (!polling && d->delegate_timer) {
+                g_source_remove(d->delegate_timer);
+                d->delegate_timer = 0;
+        }
+        if (polling && d->delegate_watch) {
+                g_source_remove(d->delegate_watch);
+                d->delegate_watch = 0;
+        } else if (!polling && !d->delegate_watch && d->delegate_epfd >= 0) {
+                d->delegate_watch = g_unix_fd_add(d->delegate_epfd, G_IO_IN, on_take, d);
+        }
 }
 
 static void held(Daemon *d, Delegation *dl)
@@ -124,14 +170,11 @@ static void drop_given_back(Daemon *d)
         g_ptr_array_free(gone, TRUE);
 }
 
-void delegate_refresh(Daemon *d)
+/* Which are held now: the block set follows. O(held). */
+static void ask(Daemon *d, guint total)
 {
-        guint total = d->delegations ? g_hash_table_size(d->delegations) : 0;
-        bool want_timer;
         int n;
 
-        if (total == 0)
-                return;
         if (d->delegate_evs_size < total) {
                 d->delegate_evs_size = total * 2;
                 d->delegate_evs = g_renew(struct epoll_event, d->delegate_evs, d->delegate_evs_size);
@@ -157,13 +200,17 @@ void delegate_refresh(Daemon *d)
         /* a block set of n held entries: the scan for give-backs only when one can have gone */
         if (g_hash_table_size(d->delegations_held) > (guint)n)
                 drop_given_back(d);
-        want_timer = g_hash_table_size(d->delegations_held) > 0 || d->reading_count;
-        if (want_timer && !d->delegate_timer)
-                d->delegate_timer = g_timeout_add(DELEGATE_POLL_MS, on_poll_timer, d);
-        else if (!want_timer && d->delegate_timer) {
-                g_source_remove(d->delegate_timer);
-                d->delegate_timer = 0;
-        }
+}
+
+void delegate_refresh(Daemon *d)
+{
+        guint total = d->delegations ? g_hash_table_size(d->delegations) : 0;
+
+        if (d->delegate_epfd < 0)
+                return;   /* none (delegate_init failed), or stopped */
+        if (total > 0)
+                ask(d, total);
+        arm(d);
 }
 
 int delegate_open(Daemon *d, Client *c, uint32_t id, const char *reason, int *client_fd)
@@ -196,8 +243,7 @@ int delegate_open(Daemon *d, Client *c, uint32_t id, const char *reason, int *cl
         /* held from now, as a block is: in the block set before the reply goes out */
         dl->seen = d->delegate_round;
         held(d, dl);
-        if (!d->delegate_timer)
-                d->delegate_timer = g_timeout_add(DELEGATE_POLL_MS, on_poll_timer, d);
+        arm(d);   /* polling: it is held */
         *client_fd = fd;
         return 0;
 }
@@ -277,6 +323,9 @@ void delegate_stop(Daemon *d)
         if (d->delegate_timer)
                 g_source_remove(d->delegate_timer);
         d->delegate_timer = 0;
+        if (d->delegate_watch)
+                g_source_remove(d->delegate_watch);
+        d->delegate_watch = 0;
         if (d->delegate_epfd >= 0)
                 close(d->delegate_epfd);
         d->delegate_epfd = -1;
