@@ -15,7 +15,7 @@
  *   core/blocker.c  the block set (clients, alarm holds, fds, logind)
  *   core/disable.c  the firmware hammer and kernel sleep_mode
  *   core/cooperate.c the kernel's cooperative mode: our /dev/sleepctl holder follows the blocks
- *   core/events.c   who hears which event; events_to() is the one way out to a connection
+ *   core/events.c   who hears which event; events_to() (and _encoded) the one way out to a connection
  *   core/textlist.c "A; B; and N more" within a byte budget
  *   core/store.c    atomic persistence under the state directory
  *   core/log.c      structured logging;  core/sysfs.c  the kernel seam;  core/config.c
@@ -38,6 +38,14 @@
 
 typedef struct Daemon Daemon;
 typedef struct Client Client;
+
+/* An event encoded once for a fan-out to many connections (events.c): the same bytes go to each,
+ * so 1000 watchers cost 1000 sends, not 1000 encodings as well (issue 19). */
+typedef struct {
+        SdpType type;
+        int n;                             /* bytes in buf; < 0 if it could not be encoded */
+        char buf[SDP_MAX_MESSAGE + 1];
+} EncodedEvent;
 typedef struct AlarmJob AlarmJob;   /* job.h: the records only point at jobs */
 typedef struct Jobs Jobs;
 
@@ -165,10 +173,12 @@ struct Daemon {
          * The modules below attempt.c never call into it (ARCHITECTURE.md, "one way"). */
         bool unsettled;
         GSource *settle;
-        /* How an event leaves for a connection: the transport's client_send(), installed by
-         * loop.c. The modules below the server reach it only through events_to(), never by
-         * name, so that data flows one way (ARCHITECTURE.md, "One way"). */
+        /* How an event leaves for a connection: the transport's client_send() (and, encoded
+         * once for a fan-out, client_send_encoded()), installed by loop.c. The modules below the
+         * server reach them only through events_to() and events_to_encoded(), never by name, so
+         * that data flows one way (ARCHITECTURE.md, "One way"). */
         void (*send_event)(Client *c, const SdpMessage *m);
+        void (*send_encoded)(Client *c, const EncodedEvent *e);   /* client_send_encoded() */
 
         /* server */
         int listen_fd, epoll_fd;
@@ -311,6 +321,7 @@ Client *client_new(Daemon *d, int fd);
 void client_free(Client *c);
 void client_disconnect(Client *c, const char *why);
 void client_send(Client *c, const SdpMessage *m);   /* events only */
+void client_send_encoded(Client *c, const EncodedEvent *e);   /* events only, e->n >= 0 */
 ssize_t client_send_bytes(int sock, const void *buf, size_t len, int fd);   /* fd >= 0: SCM_RIGHTS */
 #define CLIENT_MAX_FDS 8   /* descriptors taken from one datagram */
 typedef enum { CLIENT_INPUT_NONE, CLIENT_INPUT_ANSWERED, CLIENT_INPUT_REQUEST } ClientInput;
@@ -446,6 +457,8 @@ void status_reply(Reply *r);
 
 /* events.c */
 void events_to(Daemon *d, Client *c, const SdpMessage *m);   /* one event to one connection */
+bool events_encode(EncodedEvent *e, const SdpMessage *m);   /* false: send it with events_to() */
+void events_to_encoded(Daemon *d, Client *c, const EncodedEvent *e);
 void events_to_monitors(Daemon *d, const SdpMessage *m);
 
 /* sched.c */

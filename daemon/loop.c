@@ -55,6 +55,7 @@ static GSourceFuncs settle_funcs = {
 void loop_start(Daemon *d)
 {
         d->send_event = client_send;   /* events leave the core through the transport */
+        d->send_encoded = client_send_encoded;
         attempt_init(d);
         cooperate_init(d);   /* before disable: a disable left by a crash keeps the kernel disabled */
         disable_init(d);

@@ -208,13 +208,13 @@ static void send_datagram(Client *c, const SdpMessage *m)
         send_datagram_fd(c, m, -1);
 }
 
-/* The only place a datagram is queued or sent. */
+static void deliver(Client *c, SdpType type, const char *buf, size_t n, int fd);
+
 static void send_datagram_fd(Client *c, const SdpMessage *m, int fd)
 {
         char buf[SDP_MAX_MESSAGE + 1];
         bool fallback;
-        GBytes *b;
-        int n, dup;
+        int n;
 
         if (c->closing)
                 return;
@@ -229,8 +229,17 @@ static void send_datagram_fd(Client *c, const SdpMessage *m, int fd)
         }
         if (fallback)
                 fd = -1;   /* an error in place of the reply: no descriptor goes with it */
+        deliver(c, m->type, buf, (size_t)n, fd);
+}
+
+/* The only place a datagram is queued or sent: buf holds it encoded. */
+static void deliver(Client *c, SdpType type, const char *buf, size_t n, int fd)
+{
+        GBytes *b;
+        int dup;
+
         if (g_queue_is_empty(&c->out)) {
-                ssize_t s = client_send_bytes(c->fd, buf, (size_t)n, fd);
+                ssize_t s = client_send_bytes(c->fd, buf, n, fd);
                 if (s >= 0)
                         return;
                 if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
@@ -241,7 +250,7 @@ static void send_datagram_fd(Client *c, const SdpMessage *m, int fd)
         /* Events are unsolicited: a peer that does not read them is cut off. Replies are
          * bounded by its own requests, because we stop reading requests from a peer whose
          * queue is full (server_sync), so one status reply may exceed the limit. */
-        if (g_queue_get_length(&c->out) >= (sdp_type_kind(m->type) == SDP_EVENT
+        if (g_queue_get_length(&c->out) >= (sdp_type_kind(type) == SDP_EVENT
                                                     ? c->d->cfg.max_queued_messages
                                                     : MAX_QUEUED_REPLIES)) {
                 client_disconnect(c, "not reading its messages (output queue full)");
@@ -253,7 +262,7 @@ static void send_datagram_fd(Client *c, const SdpMessage *m, int fd)
                 client_disconnect(c, "cannot keep a descriptor for its queued reply");
                 return;
         }
-        b = g_bytes_new(buf, (gsize)n);
+        b = g_bytes_new(buf, n);
         g_queue_push_tail(&c->out, b);
         if (dup >= 0) {
                 if (!c->out_fds)
@@ -277,6 +286,17 @@ void client_send(Client *c, const SdpMessage *m)
                 return;
         }
         send_datagram(c, m);
+}
+
+/* An event encoded once for many connections (events.c's fan-out): its bytes as they are. */
+void client_send_encoded(Client *c, const EncodedEvent *e)
+{
+        if (sdp_type_kind(e->type) != SDP_EVENT || e->n < 0) {
+                log_err("internal: %s sent as an encoded event", sdp_type_name(e->type));
+                return;
+        }
+        if (!c->closing)
+                deliver(c, e->type, e->buf, (size_t)e->n, -1);
 }
 
 Reply reply_begin(Client *c, uint64_t seq)

@@ -899,12 +899,45 @@ void attempt_logind_continues(Daemon *d)
         logind_wait_end(d, "logind told its delay inhibitors; systemd-suspend.service continues the attempt");
 }
 
+/* `suspending` as most connections get it, without readable labels: encoded once per budget
+ * (monitors' is budget 0), its bytes reused for every connection with that budget. */
+typedef struct {
+        bool valid;
+        unsigned budget;
+        EncodedEvent e;
+} SharedSuspending;
+
+static void send_suspending(Daemon *d, Client *c, unsigned budget, const char *readable, SharedSuspending *shared)
+{
+        SdpMessage ev;
+
+        if (!readable && shared->valid && shared->budget == budget) {
+                events_to_encoded(d, c, &shared->e);
+                return;
+        }
+        sdp_message_init(&ev, SDP_SUSPENDING);
+        sdp_add_u64(&ev, "attempt", d->current.id);
+        sdp_add_u64(&ev, "deadline_ms", budget);
+        sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
+        if (readable)
+                sdp_add(&ev, "readable", readable);
+        sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
+        if (!readable && events_encode(&shared->e, &ev)) {
+                shared->valid = true;
+                shared->budget = budget;
+                events_to_encoded(d, c, &shared->e);
+                return;
+        }
+        events_to(d, c, &ev);
+}
+
 static void notify(Daemon *d)
 {
         GHashTableIter it;
         gpointer v;
         gint64 now = g_get_monotonic_time();
         bool user = d->current.kind == ATTEMPT_KIND_USER;
+        g_autofree SharedSuspending *shared = g_new0(SharedSuspending, 1);
 
         set_state(d, ATTEMPT_NOTIFY);
         d->current.notify_start_us = now;
@@ -919,20 +952,13 @@ static void notify(Daemon *d)
                 char labels[512];
                 bool readable;
                 unsigned budget;
-                SdpMessage ev;
 
                 if (c->closing || !c->hello)
                         continue;
                 readable = readable_labels(c, labels, sizeof labels);
                 if (!c->watching && !readable) {
-                        if (c->monitoring) {
-                                sdp_message_init(&ev, SDP_SUSPENDING);
-                                sdp_add_u64(&ev, "attempt", d->current.id);
-                                sdp_add_u64(&ev, "deadline_ms", 0);
-                                sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
-                                sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
-                                events_to(d, c, &ev);
-                        }
+                        if (c->monitoring)
+                                send_suspending(d, c, 0, NULL, shared);
                         continue;
                 }
                 budget = c->watching ? c->budget_ms : d->cfg.watcher_budget_default_ms;
@@ -945,14 +971,7 @@ static void notify(Daemon *d)
                 c->deadline = now + (gint64)budget * 1000;
                 d->pending_answers++;
                 d->current.asked++;
-                sdp_message_init(&ev, SDP_SUSPENDING);
-                sdp_add_u64(&ev, "attempt", d->current.id);
-                sdp_add_u64(&ev, "deadline_ms", budget);
-                sdp_add(&ev, "kind", attempt_kind_name(d->current.kind));
-                if (readable)
-                        sdp_add(&ev, "readable", labels);
-                sdp_add(&ev, "sleep_state", sleep_state_name(d->current.sleep));
-                events_to(d, c, &ev);
+                send_suspending(d, c, budget, readable ? labels : NULL, shared);
         }
         logind_wait_begin(d, user);
         if (d->pending_answers == 0)
