@@ -8,6 +8,8 @@
  *   suspendd-bench writes FILE1 FILE2 N            the kernel baseline: a write to FILE1 and one
  *                                                  to FILE2 per pair (wake_lock/wake_unlock in the
  *                                                  guest; a tmpfs file pair on the host)
+ *   suspendd-bench sends N                         the one-way pair's two datagrams to a bare reader
+ *                                                  (no daemon): the socket path's floor, µs per pair
  *   suspendd-bench sleepctl N                      STAY_AWAKE+RELAX ioctl pairs on /dev/sleepctl
  *   suspendd-bench delegated SOCKET N              libsuspendctl hold acquire+release pairs after the
  *                                                  first (a delegated block: one eventfd write and
@@ -222,6 +224,40 @@ static int cmd_writes(const char *f1, const char *f2, long n)
                         die("write");
         }
         printf("pair_us=%.2f n=%ld\n", (now_s() - t0) / (double)n * 1e6, n);
+        return 0;
+}
+
+/* The socket path's floor: the two one-way datagrams of a block+unblock pair sent N times to a
+ * bare reader (another process that only drains them), no daemon logic at all. What the client
+ * of the one-way pair pays in system calls alone, whatever the daemon does. */
+static int cmd_sends(long n)
+{
+        static const char blk[] = "block seq=0 id=1 noreply=1", unb[] = "unblock seq=0 id=1 noreply=1";
+        char buf[256];
+        int sv[2];
+        double t0, us;
+        pid_t child;
+
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+                die("socketpair");
+        child = fork();
+        if (child < 0)
+                die("fork");
+        if (child == 0) {
+                close(sv[0]);
+                while (recv(sv[1], buf, sizeof buf, 0) > 0)
+                        ;
+                _exit(0);
+        }
+        close(sv[1]);
+        t0 = now_s();
+        for (long i = 0; i < n; i++)
+                if (send(sv[0], blk, sizeof blk - 1, 0) < 0 || send(sv[0], unb, sizeof unb - 1, 0) < 0)
+                        die("send");
+        us = (now_s() - t0) / (double)n * 1e6;
+        close(sv[0]);
+        waitpid(child, NULL, 0);
+        printf("pair_us=%.3f n=%ld\n", us, n);
         return 0;
 }
 
@@ -625,6 +661,8 @@ int main(int argc, char **argv)
                 return cmd_roundtrip(argv[2], atol(argv[3]));
         if (argc >= 5 && strcmp(argv[1], "writes") == 0)
                 return cmd_writes(argv[2], argv[3], atol(argv[4]));
+        if (argc >= 3 && strcmp(argv[1], "sends") == 0)
+                return cmd_sends(atol(argv[2]));
         if (argc >= 4 && strcmp(argv[1], "delegated") == 0)
                 return cmd_delegated(argv[2], atol(argv[3]));
         if (argc >= 3 && strcmp(argv[1], "sleepctl") == 0)

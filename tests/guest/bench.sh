@@ -36,9 +36,10 @@ add() { eval "$1=\${$1:+\$$1,}\$2"; }                          # append a sample
 echo "# bench meta kernel=$(uname -r) vcpus=$(nproc) accel=$(dmesg | grep >/dev/null 'Hypervisor detected: KVM' && echo kvm || echo tcg) date=$(date -u +%Y-%m-%dT%H:%MZ)"
 start_suspendd
 # 1. pairs: the kernel's wake_lock/wake_unlock writes, suspendd's block/unblock, libsuspendctl's
-# delegated hold and, on the patched kernel, /dev/sleepctl, in rounds that alternate so drift
+# delegated hold, the one-way pair's two sends to a bare reader (the socket path's floor) and, on
+# the patched kernel, /dev/sleepctl, in rounds that alternate so drift
 # hits all of them alike
-wl= ow= ak= sc= dl=
+wl= ow= ak= sc= dl= sd=
 for r in $(seq $ROUNDS); do
   o=$($B writes /sys/power/wake_lock /sys/power/wake_unlock $((N / ROUNDS))) || fail "wake_lock pairs"
   add wl "$(field pair_us "$o")"
@@ -46,6 +47,8 @@ for r in $(seq $ROUNDS); do
   add ow "$(field oneway_us "$o")"; add ak "$(field acked_us "$o")"
   o=$($B delegated /run/suspendd/socket $((N / ROUNDS))) || fail "delegated hold pairs"
   add dl "$(field pair_us "$o")"
+  o=$(taskset -c 0 $B sends $((N / ROUNDS))) || fail "the one-way pair's floor"
+  add sd "$(field pair_us "$o")"
   if [ -e /dev/sleepctl ]; then
     o=$($B sleepctl $((N / ROUNDS))) || fail "sleepctl pairs"
     add sc "$(field pair_us "$o")"
@@ -55,6 +58,7 @@ echo "# bench wake_lock_pair_us $wl"
 echo "# bench oneway_pair_us $ow"
 echo "# bench acked_pair_us $ak"
 echo "# bench delegated_pair_us $dl"
+echo "# bench sends_pair_us $sd"
 [ -n "$sc" ] && echo "# bench sleepctl_pair_us $sc"
 # 2. suspend cycles: pm_test=core runs the whole kernel path short of sleeping, no delay; bare
 # cycles (wakeup_count handshake + state write) and daemon cycles (suspend → resumed) interleaved
