@@ -411,6 +411,11 @@ static double wait_resumed(int *w, struct pollfd *p, int watchers, const char *n
         return last;
 }
 
+/* Before each fan-out round, and each round of its floor alike: the daemon goes idle after an
+ * attempt, and both sides start the round from sleep (CPUs idle, caches cold), which costs the
+ * first sends and wake-ups of a round more than back-to-back rounds would. */
+#define FANOUT_ROUND_PAUSE_US 200000
+
 static int cmd_fanout(const char *path, int watchers, int rounds, const char *ctl)
 {
         int *w = calloc((size_t)watchers, sizeof *w);
@@ -431,7 +436,7 @@ static int cmd_fanout(const char *path, int watchers, int rounds, const char *ct
                 char attempt[32], needle[48];
                 int answered = 0;
                 double t0;
-                usleep(200000);
+                usleep(FANOUT_ROUND_PAUSE_US);
                 t0 = now_s();
                 send_msg(req, "suspend seq=%d", 10 + r);
                 recv_until(req, "ok", NULL, buf, sizeof buf);
@@ -579,9 +584,12 @@ static int cmd_cycles(const char *path, const char *state, int pairs, const char
 }
 
 /* The floor under fan-out: N socket pairs, one message out and one answer back on each, between
- * two processes, with no daemon logic at all. */
+ * two processes, with no daemon logic at all: the daemon's `suspending` and the watchers' answer
+ * as the fan-out sends them, each round after the same pause. */
 static int cmd_floor(int n, int rounds)
 {
+        static const char suspending[] = "suspending attempt=12 deadline_ms=10000 kind=application sleep_state=suspend";
+        static const char ready[] = "ready attempt=12 noreply=1";
         int (*sv)[2] = calloc((size_t)n, sizeof *sv);
         struct pollfd *p = calloc((size_t)n, sizeof *p);
         double *ms = calloc((size_t)rounds, sizeof *ms);
@@ -605,7 +613,7 @@ static int cmd_floor(int n, int rounds)
                                 if (p[i].revents & POLLIN) {
                                         if (recv(sv[i][1], buf, sizeof buf, 0) <= 0)
                                                 _exit(0);
-                                        send(sv[i][1], "ready attempt=1", 15, 0);
+                                        send(sv[i][1], ready, sizeof ready - 1, 0);
                                 }
                 }
         }
@@ -616,9 +624,11 @@ static int cmd_floor(int n, int rounds)
         }
         for (int r = 0; r < rounds; r++) {
                 int got = 0;
-                double t0 = now_s();
+                double t0;
+                usleep(FANOUT_ROUND_PAUSE_US);
+                t0 = now_s();
                 for (int i = 0; i < n; i++)
-                        send(sv[i][0], "suspending attempt=1 deadline_ms=2000 kind=application", 54, 0);
+                        send(sv[i][0], suspending, sizeof suspending - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
                 while (got < n) {
                         if (poll(p, (nfds_t)n, 10000) <= 0)
                                 die("poll (floor)");
