@@ -15,14 +15,17 @@
  *                                                  first (a delegated block: one eventfd write and
  *                                                  one read each, PROTOCOL.md §6.3): µs per pair; a
  *                                                  hold the daemon did not delegate is an error
- *   suspendd-bench fanout SOCKET WATCHERS ROUNDS [CTL]   WATCHERS watchers answer ready at once: ms from
+ *   suspendd-bench fanout SOCKET WATCHERS ROUNDS [CTL|- [floor]]
+ *                                                  WATCHERS watchers answer ready at once: ms from
  *                                                  the request to the resume (fake kernel, no sleep),
  *                                                  and the daemon's notify_us of each round (a round
  *                                                  without it is an error, not a number); with CTL
  *                                                  (the fake kernel's control socket) also the resume
  *                                                  latency: the state write's return → the last
  *                                                  watcher holding `resumed` (watchers answer
- *                                                  noreply=1, protocol version 2)
+ *                                                  noreply=1, protocol version 2); with `floor` a
+ *                                                  round of `floor` beside each round, alternately
+ *                                                  before and after it (floor_ms, paired by round)
  *   suspendd-bench cycles SOCKET STATE PAIRS [COUNT]
  *                                                  suspend cycles, interleaved ABBA: a bare write of
  *                                                  "mem" to STATE (after the wakeup_count handshake
@@ -416,84 +419,195 @@ static double wait_resumed(int *w, struct pollfd *p, int watchers, const char *n
  * first sends and wake-ups of a round more than back-to-back rounds would. */
 #define FANOUT_ROUND_PAUSE_US 200000
 
-static int cmd_fanout(const char *path, int watchers, int rounds, const char *ctl)
-{
-        int *w = calloc((size_t)watchers, sizeof *w);
-        struct pollfd *p = calloc((size_t)watchers, sizeof *p);
-        double *ms = calloc((size_t)rounds, sizeof *ms), *notify = calloc((size_t)rounds, sizeof *notify);
-        double *resume = calloc((size_t)rounds, sizeof *resume);
-        int req = connect_daemon(path, "bench-requester");
-        char buf[4096];
+/* The floor under fan-out: N socket pairs, one message out and one answer back on each, between
+ * two processes, with no daemon logic at all: the daemon's `suspending` and the watchers' answer
+ * as the fan-out sends them, each round after the same pause. */
+typedef struct {
+        int n;
+        int (*sv)[2];
+        struct pollfd *p;
+        pid_t child;
+} Floor;
 
-        for (int i = 0; i < watchers; i++) {
-                w[i] = connect_daemon(path, "bench-watcher");
-                send_msg(w[i], "watch seq=2 name=w%d budget_ms=10000", i);
-                recv_until(w[i], "ok", NULL, NULL, 0);
-                p[i].fd = w[i];
-                p[i].events = POLLIN;
-        }
-        for (int r = 0; r < rounds; r++) {
-                char attempt[32], needle[48];
-                int answered = 0;
-                double t0;
-                usleep(FANOUT_ROUND_PAUSE_US);
-                t0 = now_s();
-                send_msg(req, "suspend seq=%d", 10 + r);
-                recv_until(req, "ok", NULL, buf, sizeof buf);
-                if (!strstr(buf, "attempt=")) {
-                        fprintf(stderr, "suspendd-bench: no attempt: %s\n", buf);
-                        return 1;
+static void floor_open(Floor *f, int n)
+{
+        static const char ready[] = "ready attempt=12 noreply=1";
+        char buf[256];
+
+        f->n = n;
+        f->sv = calloc((size_t)n, sizeof *f->sv);
+        f->p = calloc((size_t)n, sizeof *f->p);
+        for (int i = 0; i < n; i++)
+                if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, f->sv[i]) < 0)
+                        die("socketpair");
+        f->child = fork();
+        if (f->child < 0)
+                die("fork");
+        if (f->child == 0) {   /* the watchers' side: answer every message, until end of file */
+                for (int i = 0; i < n; i++) {
+                        close(f->sv[i][0]);
+                        f->p[i].fd = f->sv[i][1];
+                        f->p[i].events = POLLIN;
                 }
-                sscanf(strstr(buf, "attempt=") + 8, "%31[0-9]", attempt);
-                while (answered < watchers) {
-                        if (poll_retry(p, (nfds_t)watchers, 10000) <= 0)
-                                die("poll (watchers)");
-                        for (int i = 0; i < watchers; i++) {
-                                ssize_t n;
-                                if (!(p[i].revents & POLLIN))
-                                        continue;
-                                n = recv_retry(w[i], buf, sizeof buf - 1, 0);
-                                if (n <= 0)
-                                        die("watcher closed");
-                                buf[n] = '\0';
-                                if (strncmp(buf, "suspending", 10) == 0) {
-                                        send_msg(w[i], "ready attempt=%s noreply=1", attempt);
-                                        answered++;
+                for (;;) {
+                        if (poll(f->p, (nfds_t)n, -1) < 0)
+                                _exit(1);
+                        for (int i = 0; i < n; i++)
+                                if (f->p[i].revents & POLLIN) {
+                                        if (recv(f->sv[i][1], buf, sizeof buf, 0) <= 0)
+                                                _exit(0);
+                                        send(f->sv[i][1], ready, sizeof ready - 1, 0);
                                 }
+                }
+        }
+        for (int i = 0; i < n; i++) {
+                close(f->sv[i][1]);
+                f->p[i].fd = f->sv[i][0];
+                f->p[i].events = POLLIN;
+        }
+}
+
+/* One round after the pause: ms from the first send to the last answer read. */
+static double floor_round(Floor *f)
+{
+        static const char suspending[] = "suspending attempt=12 deadline_ms=10000 kind=application sleep_state=suspend";
+        char buf[256];
+        int got = 0;
+        double t0;
+
+        usleep(FANOUT_ROUND_PAUSE_US);
+        t0 = now_s();
+        for (int i = 0; i < f->n; i++)
+                send(f->sv[i][0], suspending, sizeof suspending - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+        while (got < f->n) {
+                if (poll(f->p, (nfds_t)f->n, 10000) <= 0)
+                        die("poll (floor)");
+                for (int i = 0; i < f->n; i++)
+                        if (f->p[i].revents & POLLIN) {
+                                if (recv(f->sv[i][0], buf, sizeof buf, 0) <= 0)
+                                        die("floor: the answering side closed");
+                                got++;
+                        }
+        }
+        return (now_s() - t0) * 1e3;
+}
+
+static void floor_close(Floor *f)
+{
+        for (int i = 0; i < f->n; i++)
+                close(f->sv[i][0]);
+        waitpid(f->child, NULL, 0);
+        free(f->sv);
+        free(f->p);
+}
+
+typedef struct {
+        int watchers, req;
+        int *w;
+        struct pollfd *p;
+        const char *ctl;
+} Fanout;
+
+/* One round after the pause: `suspend`, every watcher answers its `suspending`, up to the
+ * `resumed`; ms of the whole, the daemon's notify_us and (with ctl) the resume latency. */
+static void fanout_round(Fanout *x, int r, double *ms, double *notify, double *resume)
+{
+        char attempt[32], needle[48], buf[4096];
+        int answered = 0;
+        double t0;
+
+        usleep(FANOUT_ROUND_PAUSE_US);
+        t0 = now_s();
+        send_msg(x->req, "suspend seq=%d", 10 + r);
+        recv_until(x->req, "ok", NULL, buf, sizeof buf);
+        if (!strstr(buf, "attempt=")) {
+                fprintf(stderr, "suspendd-bench: no attempt: %s\n", buf);
+                exit(1);
+        }
+        sscanf(strstr(buf, "attempt=") + 8, "%31[0-9]", attempt);
+        while (answered < x->watchers) {
+                if (poll_retry(x->p, (nfds_t)x->watchers, 10000) <= 0)
+                        die("poll (watchers)");
+                for (int i = 0; i < x->watchers; i++) {
+                        ssize_t n;
+                        if (!(x->p[i].revents & POLLIN))
+                                continue;
+                        n = recv_retry(x->w[i], buf, sizeof buf - 1, 0);
+                        if (n <= 0)
+                                die("watcher closed");
+                        buf[n] = '\0';
+                        if (strncmp(buf, "suspending", 10) == 0) {
+                                send_msg(x->w[i], "ready attempt=%s noreply=1", attempt);
+                                answered++;
                         }
                 }
-                snprintf(needle, sizeof needle, "attempt=%s ", attempt);
-                recv_until(req, "resumed", needle, NULL, 0);
-                ms[r] = (now_s() - t0) * 1e3;
-                /* resume latency: the state write's return → the last watcher holding `resumed` */
-                if (ctl)
-                        resume[r] = (wait_resumed(w, p, watchers, needle) - kernel_return_s(ctl)) * 1e3;
-                /* the daemon's own figure: NOTIFY began → the last answer (status notify_us) */
-                send_msg(req, "status seq=%d", 1000 + r);
-                notify[r] = -1;   /* stays so only if the status has no notify_us for it: checked below */
-                for (;;) {
-                        ssize_t n = recv_retry(req, buf, sizeof buf - 1, 0);
-                        if (n <= 0)
-                                die("status");
-                        buf[n] = '\0';
-                        if (strncmp(buf, "ok", 2) == 0)
-                                break;
-                        if (strstr(buf, "type=attempt") && strstr(buf, needle) && strstr(buf, "notify_us="))
-                                notify[r] = atof(strstr(buf, "notify_us=") + 10) / 1e3;
-                }
-                if (notify[r] < 0) {
-                        fprintf(stderr, "suspendd-bench: status has no notify_us for attempt %s\n", attempt);
-                        return 1;
-                }
-                /* drain the watchers' ok/resumed so the next round starts clean */
-                for (int i = 0; i < watchers; i++)
-                        while (recv(w[i], buf, sizeof buf, MSG_DONTWAIT) > 0)
-                                ;
+        }
+        snprintf(needle, sizeof needle, "attempt=%s ", attempt);
+        recv_until(x->req, "resumed", needle, NULL, 0);
+        *ms = (now_s() - t0) * 1e3;
+        /* resume latency: the state write's return → the last watcher holding `resumed` */
+        if (x->ctl)
+                *resume = (wait_resumed(x->w, x->p, x->watchers, needle) - kernel_return_s(x->ctl)) * 1e3;
+        /* the daemon's own figure: NOTIFY began → the last answer (status notify_us) */
+        send_msg(x->req, "status seq=%d", 1000 + r);
+        *notify = -1;   /* stays so only if the status has no notify_us for it: checked below */
+        for (;;) {
+                ssize_t n = recv_retry(x->req, buf, sizeof buf - 1, 0);
+                if (n <= 0)
+                        die("status");
+                buf[n] = '\0';
+                if (strncmp(buf, "ok", 2) == 0)
+                        break;
+                if (strstr(buf, "type=attempt") && strstr(buf, needle) && strstr(buf, "notify_us="))
+                        *notify = atof(strstr(buf, "notify_us=") + 10) / 1e3;
+        }
+        if (*notify < 0) {
+                fprintf(stderr, "suspendd-bench: status has no notify_us for attempt %s\n", attempt);
+                exit(1);
+        }
+        /* drain the watchers' ok/resumed so the next round starts clean */
+        for (int i = 0; i < x->watchers; i++)
+                while (recv(x->w[i], buf, sizeof buf, MSG_DONTWAIT) > 0)
+                        ;
+}
+
+/* with_floor: a round of the floor (the same exchange over bare socket pairs) beside every
+ * round, first on even rounds and second on odd ones, so that the two are compared round by
+ * round under the same load of the machine. */
+static int cmd_fanout(const char *path, int watchers, int rounds, const char *ctl, bool with_floor)
+{
+        double *ms = calloc((size_t)rounds, sizeof *ms), *notify = calloc((size_t)rounds, sizeof *notify);
+        double *resume = calloc((size_t)rounds, sizeof *resume), *floor_ms = calloc((size_t)rounds, sizeof *floor_ms);
+        Fanout x = { .watchers = watchers, .ctl = ctl };
+        Floor f;
+
+        if (with_floor)   /* first: its answering child must not inherit the daemon's connections */
+                floor_open(&f, watchers);
+        x.w = calloc((size_t)watchers, sizeof *x.w);
+        x.p = calloc((size_t)watchers, sizeof *x.p);
+        x.req = connect_daemon(path, "bench-requester");
+        for (int i = 0; i < watchers; i++) {
+                x.w[i] = connect_daemon(path, "bench-watcher");
+                send_msg(x.w[i], "watch seq=2 name=w%d budget_ms=10000", i);
+                recv_until(x.w[i], "ok", NULL, NULL, 0);
+                x.p[i].fd = x.w[i];
+                x.p[i].events = POLLIN;
+        }
+        for (int r = 0; r < rounds; r++) {
+                if (with_floor && r % 2 == 0)
+                        floor_ms[r] = floor_round(&f);
+                fanout_round(&x, r, &ms[r], &notify[r], &resume[r]);
+                if (with_floor && r % 2 == 1)
+                        floor_ms[r] = floor_round(&f);
         }
         print_samples("attempt_ms", ms, rounds);
         print_samples(" notify_ms", notify, rounds);
         if (ctl)
                 print_samples(" resume_ms", resume, rounds);
+        if (with_floor) {
+                floor_close(&f);
+                print_samples(" floor_ms", floor_ms, rounds);
+        }
         printf(" watchers=%d rounds=%d\n", watchers, rounds);
         return 0;
 }
@@ -583,66 +697,15 @@ static int cmd_cycles(const char *path, const char *state, int pairs, const char
         return 0;
 }
 
-/* The floor under fan-out: N socket pairs, one message out and one answer back on each, between
- * two processes, with no daemon logic at all: the daemon's `suspending` and the watchers' answer
- * as the fan-out sends them, each round after the same pause. */
 static int cmd_floor(int n, int rounds)
 {
-        static const char suspending[] = "suspending attempt=12 deadline_ms=10000 kind=application sleep_state=suspend";
-        static const char ready[] = "ready attempt=12 noreply=1";
-        int (*sv)[2] = calloc((size_t)n, sizeof *sv);
-        struct pollfd *p = calloc((size_t)n, sizeof *p);
         double *ms = calloc((size_t)rounds, sizeof *ms);
-        char buf[256];
-        pid_t child;
+        Floor f;
 
-        for (int i = 0; i < n; i++)
-                if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv[i]) < 0)
-                        die("socketpair");
-        child = fork();
-        if (child == 0) {
-                for (int i = 0; i < n; i++) {
-                        close(sv[i][0]);
-                        p[i].fd = sv[i][1];
-                        p[i].events = POLLIN;
-                }
-                for (;;) {
-                        if (poll(p, (nfds_t)n, -1) < 0)
-                                _exit(1);
-                        for (int i = 0; i < n; i++)
-                                if (p[i].revents & POLLIN) {
-                                        if (recv(sv[i][1], buf, sizeof buf, 0) <= 0)
-                                                _exit(0);
-                                        send(sv[i][1], ready, sizeof ready - 1, 0);
-                                }
-                }
-        }
-        for (int i = 0; i < n; i++) {
-                close(sv[i][1]);
-                p[i].fd = sv[i][0];
-                p[i].events = POLLIN;
-        }
-        for (int r = 0; r < rounds; r++) {
-                int got = 0;
-                double t0;
-                usleep(FANOUT_ROUND_PAUSE_US);
-                t0 = now_s();
-                for (int i = 0; i < n; i++)
-                        send(sv[i][0], suspending, sizeof suspending - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-                while (got < n) {
-                        if (poll(p, (nfds_t)n, 10000) <= 0)
-                                die("poll (floor)");
-                        for (int i = 0; i < n; i++)
-                                if (p[i].revents & POLLIN) {
-                                        recv(sv[i][0], buf, sizeof buf, 0);
-                                        got++;
-                                }
-                }
-                ms[r] = (now_s() - t0) * 1e3;
-        }
-        for (int i = 0; i < n; i++)
-                close(sv[i][0]);
-        waitpid(child, NULL, 0);
+        floor_open(&f, n);
+        for (int r = 0; r < rounds; r++)
+                ms[r] = floor_round(&f);
+        floor_close(&f);
         print_samples("floor_ms", ms, rounds);
         printf(" n=%d rounds=%d\n", n, rounds);
         return 0;
@@ -678,7 +741,8 @@ int main(int argc, char **argv)
         if (argc >= 3 && strcmp(argv[1], "sleepctl") == 0)
                 return cmd_sleepctl(atol(argv[2]));
         if (argc >= 5 && strcmp(argv[1], "fanout") == 0)
-                return cmd_fanout(argv[2], atoi(argv[3]), atoi(argv[4]), argc >= 6 ? argv[5] : NULL);
+                return cmd_fanout(argv[2], atoi(argv[3]), atoi(argv[4]), argc >= 6 && strcmp(argv[5], "-") != 0 ? argv[5] : NULL,
+                                  argc >= 7 && strcmp(argv[6], "floor") == 0);
         if (argc >= 5 && strcmp(argv[1], "cycles") == 0)
                 return cmd_cycles(argv[2], argv[3], atoi(argv[4]), argc >= 6 ? argv[5] : NULL);
         if (argc >= 4 && strcmp(argv[1], "floor") == 0)
