@@ -74,9 +74,26 @@ typedef struct {
 } RegisteredFd;
 
 struct Client {
+        /* First, what NOTIFY's loop and the reading of the answers touch for every connection:
+         * with 1000 watchers after an idle spell each cache line of this is a miss per watcher,
+         * and the loop is on a desktop's path to sleep. */
         Daemon *d;
-        unsigned id;
         int fd;
+        bool hello;
+        bool watching, monitoring;
+        bool closing;             /* in d->closing: the server reaps it */
+        bool out_dirty;           /* in d->out_dirty: the server updates its watch */
+        bool fd_asked;            /* asked because of a readable fd */
+        unsigned version;          /* negotiated */
+        unsigned budget_ms;
+        /* the attempt this client is being asked about, and whether it answered */
+        uint64_t asked, answered;
+        gint64 deadline;          /* monotonic µs by which it must answer */
+        uint64_t requested;       /* an attempt whose outcome it asked for */
+        GQueue out;               /* GBytes datagrams not yet sent */
+        GHashTable *fds;          /* id -> RegisteredFd*; NULL until its first fd-add */
+        /* the rest */
+        unsigned id;
         pid_t pid;
         uid_t uid;
         gid_t gid;
@@ -85,30 +102,17 @@ struct Client {
         char comm[32];
         char name[65];
         gint64 since;
-        bool hello;
-        unsigned version;          /* negotiated */
         uint64_t hello_version;    /* what the first hello asked for */
-        bool watching, monitoring;
         char watch_name[65];
-        unsigned budget_ms;
         unsigned late;            /* late or missing answers */
         unsigned n_blocks;
         GHashTable *block_keys;       /* keys in d->blockers this connection owns (any source) */
-        GHashTable *fds;          /* id -> RegisteredFd* */
         GHashTable *delegations;  /* id -> Delegation*: its delegated blocks (delegate.c) */
         bool disabling;
         char disable_reason[257];
         gint64 disable_since;
-        /* the attempt this client is being asked about, and whether it answered */
-        uint64_t asked, answered;
         bool fd_late;                  /* asked for readable fds, did not answer: blocker after the decision */
-        bool fd_asked;            /* asked because of a readable fd */
-        gint64 deadline;          /* monotonic µs by which it must answer */
-        uint64_t requested;       /* an attempt whose outcome it asked for */
-        GQueue out;               /* GBytes datagrams not yet sent */
         GHashTable *out_fds;      /* GBytes* in out -> the descriptor it carries (SCM_RIGHTS) */
-        bool out_dirty;           /* in d->out_dirty: the server updates its watch */
-        bool closing;             /* in d->closing: the server reaps it */
         unsigned too_large;
 };
 
@@ -392,6 +396,7 @@ void attempt_fd_owner_answered(Daemon *d, Client *c);
 void attempt_refresh_fd_blockers(Daemon *d);      /* drop those whose fds are no longer readable */   /* clears its readable-fd blocker */
 void attempt_client_gone(Daemon *d, Client *c);
 bool attempt_active(const Daemon *d);
+bool attempt_awaits_answer(const Daemon *d, const Client *c);
 const char *attempt_state_name(AttemptState s);
 void attempt_abort(Daemon *d, const char *reason, const char *detail);
 void attempt_logind_continues(Daemon *d);         /* request.c: logind's continuation arrived */

@@ -64,7 +64,6 @@ Client *client_new(Daemon *d, int fd)
         if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, c->groups, &glen) == 0)
                 c->n_groups = glen / sizeof(gid_t);
         read_comm(c->pid, c->comm, sizeof c->comm);
-        c->fds = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, NULL);
         c->block_keys = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
         g_queue_init(&c->out);
         return c;
@@ -86,10 +85,12 @@ void client_free(Client *c)
 
         batch_drop(c);
         delegate_client_free(c);
-        g_hash_table_iter_init(&it, c->fds);
-        while (g_hash_table_iter_next(&it, NULL, &v))
-                close_registered_fd(v);
-        g_hash_table_destroy(c->fds);
+        if (c->fds) {
+                g_hash_table_iter_init(&it, c->fds);
+                while (g_hash_table_iter_next(&it, NULL, &v))
+                        close_registered_fd(v);
+                g_hash_table_destroy(c->fds);
+        }
         g_hash_table_destroy(c->block_keys);
         g_queue_clear_full(&c->out, (GDestroyNotify)g_bytes_unref);
         if (c->out_fds) {   /* descriptors of replies never sent */

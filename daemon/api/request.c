@@ -204,6 +204,8 @@ static void handle_fd_add(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
                 reply_error(r, SDP_E_BAD_FD, NULL, NULL, NULL, "descriptor cannot be polled");
                 goto close_all;
         }
+        if (!c->fds)   /* most connections never register one: NOTIFY skips them (daemon.h) */
+                c->fds = g_hash_table_new(g_direct_hash, g_direct_equal);
         if (g_hash_table_contains(c->fds, GUINT_TO_POINTER(id))) {
                 reply_error(r, SDP_E_EXISTS, "id", NULL, NULL, "fd %u already registered", id);
                 goto close_all;
@@ -229,7 +231,7 @@ static void handle_fd_remove(Reply *r, const SdpMessage *m)
 {
         Client *c = r->c;
         uint32_t id = (uint32_t)sdp_get_u64_or(m, "id", 0);
-        RegisteredFd *reg = g_hash_table_lookup(c->fds, GUINT_TO_POINTER(id));
+        RegisteredFd *reg = c->fds ? g_hash_table_lookup(c->fds, GUINT_TO_POINTER(id)) : NULL;
         if (!allowed(r, POLICY_WATCH))
                 return;
         if (!reg) {

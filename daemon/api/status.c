@@ -128,8 +128,9 @@ static void items_client(Reply *r, const Client *o)
                 sdp_add_u64(&m, "since", (uint64_t)(o->disable_since / 1000000));
                 reply_item(r, &m);
         }
-        g_hash_table_iter_init(&it, o->fds);
-        while (g_hash_table_iter_next(&it, NULL, &v)) {
+        if (o->fds)
+                g_hash_table_iter_init(&it, o->fds);
+        while (o->fds && g_hash_table_iter_next(&it, NULL, &v)) {
                 RegisteredFd *reg = v;
                 item_begin(&m, r->seq, "fd");
                 sdp_add_u64(&m, "client", o->id);

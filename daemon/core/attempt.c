@@ -58,6 +58,12 @@ bool attempt_active(const Daemon *d)
         return d->state != ATTEMPT_IDLE;
 }
 
+/* c was asked by the NOTIFY under way and has not answered: it owes one datagram. */
+bool attempt_awaits_answer(const Daemon *d, const Client *c)
+{
+        return d->state == ATTEMPT_NOTIFY && c->asked == d->current.id && c->answered != d->current.id;
+}
+
 /* How often an attempt commits again after client messages met its commit (recommit_done()). */
 #define COMMIT_TRIES_MAX 3
 
@@ -806,6 +812,8 @@ static bool readable_labels(Client *c, char *out, size_t size)
         gpointer v;
         size_t n = 0;
         out[0] = '\0';
+        if (!c->fds)   /* the common case, and its table is not touched (daemon.h) */
+                return false;
         g_hash_table_iter_init(&it, c->fds);
         while (g_hash_table_iter_next(&it, NULL, &v)) {
                 RegisteredFd *r = v;
