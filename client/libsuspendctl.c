@@ -3,9 +3,11 @@
  * (protocol/sdp.h); this file only moves them and turns errors into GErrors. */
 #include <errno.h>
 #include <glib-unix.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -35,6 +37,8 @@ struct _SuspendctlClient {
         GSource *source;
         guint idle;
         gboolean dead;
+        const uint32_t *live;          /* the daemon's liveness page (§6.16), read-only; NULL: none */
+        gboolean no_live;              /* asked, and this daemon has none: holds peek instead */
         int timeout_ms;                /* as set: SUSPENDCTL_TIMEOUT_DEFAULT unless changed */
         /* seqs of calls that timed out: their late replies are dropped, never passed off as the
          * error event of a one-way request (a ring: the oldest is forgotten first) */
@@ -519,6 +523,8 @@ void suspendctl_client_free(SuspendctlClient *c)
         g_queue_clear_full(&c->events, (GDestroyNotify)suspendctl_record_free);
         if (c->passed_fd >= 0)
                 close(c->passed_fd);
+        if (c->live)
+                munmap((void *)c->live, SDP_LIVENESS_PAGE);
         close(c->fd);
         g_free(c->path);
         g_free(c);
@@ -735,8 +741,12 @@ SuspendctlHold *suspendctl_client_hold_new(SuspendctlClient *c, const char *reas
 }
 
 /* The daemon went away (a restart): our eventfd is a counter nobody watches, so an acquire must
- * fail rather than pretend. One peek, no wait: EOF only once the daemon closed its end. */
-static gboolean connection_alive(SuspendctlClient *c, GError **error)
+ * fail rather than pretend. With the daemon's liveness page (PROTOCOL.md §6.16) that is one load:
+ * its first word is a robust futex the daemon's main thread holds, whose TID bits the kernel
+ * clears and whose FUTEX_OWNER_DIED it sets when that thread exits (a clean stop leaves 0).
+ * Without it, one peek at the connection, no wait: EOF only once the daemon closed its end. (A
+ * connection the running daemon ended is told by the eventfd itself: the write fails.) */
+static gboolean peek_alive(SuspendctlClient *c, GError **error)
 {
         char byte;
         ssize_t n;
@@ -749,6 +759,41 @@ static gboolean connection_alive(SuspendctlClient *c, GError **error)
                         return TRUE;
         }
         return set_dead(c, error);
+}
+
+static gboolean connection_alive(SuspendctlClient *c, GError **error)
+{
+        uint32_t w;
+
+        if (c->dead || !c->live)
+                return peek_alive(c, error);
+        w = __atomic_load_n(c->live, __ATOMIC_ACQUIRE);
+        if ((w & FUTEX_TID_MASK) != 0 && !(w & FUTEX_OWNER_DIED))
+                return TRUE;
+        return set_dead(c, error);
+}
+
+/* The daemon's liveness page, asked for once per client, with its first delegated hold: mapped
+ * read-only (the daemon sealed it so). A daemon without one (an error of any kind, e.g.
+ * unknown-request from an older one) leaves the holds peeking at the connection. */
+static void liveness_map(SuspendctlClient *c)
+{
+        SdpMessage m;
+        void *page;
+
+        if (c->live || c->no_live)
+                return;
+        c->no_live = TRUE;
+        sdp_message_init(&m, SDP_LIVENESS);
+        if (!call(c, &m, NULL, NULL, NULL, NULL) || c->passed_fd < 0)
+                return;
+        page = mmap(NULL, SDP_LIVENESS_PAGE, PROT_READ, MAP_SHARED, c->passed_fd, 0);
+        close(c->passed_fd);
+        c->passed_fd = -1;
+        if (page == MAP_FAILED)
+                return;
+        c->live = page;
+        c->no_live = FALSE;
 }
 
 /* The first acquire: `block delegate=1`, held from the daemon's side at once (counter 1). A
@@ -781,6 +826,7 @@ static gboolean hold_open(SuspendctlHold *h, GError **error)
         h->fd = c->passed_fd;
         c->passed_fd = -1;
         h->opened = TRUE;
+        liveness_map(c);
         return TRUE;
 }
 
@@ -798,8 +844,17 @@ gboolean suspendctl_hold_acquire(SuspendctlHold *h, GError **error)
                 if (!connection_alive(h->client, error))
                         return FALSE;
                 if (write(h->fd, &one, sizeof one) != (ssize_t)sizeof one) {
-                        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_INTERNAL,
-                                    "delegated block %u: %s", h->id, g_strerror(errno));
+                        if (errno != EAGAIN) {
+                                g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_INTERNAL,
+                                            "delegated block %u: %s", h->id, g_strerror(errno));
+                                return FALSE;
+                        }
+                        /* the daemon ended it and filled the counter (§6.3): gone with the
+                         * connection, or ended by an unblock of its id sent around us */
+                        if (!peek_alive(h->client, error))
+                                return FALSE;
+                        g_set_error(error, SUSPENDCTL_ERROR, SUSPENDCTL_ERROR_NOT_FOUND,
+                                    "delegated block %u was ended by the daemon", h->id);
                         return FALSE;
                 }
                 h->held++;

@@ -109,8 +109,11 @@ guint32 suspendctl_block_get_id(const SuspendctlBlock *b);
  * connection closes. Acquires nest: the hold is held until as many releases. Before version 2,
  * or where the daemon cannot delegate (`unsupported`: it lacks CAP_BLOCK_SUSPEND), the hold uses
  * one-way block/unblock messages instead; suspendctl_hold_is_delegated() tells which.
- * Acquire fails with SUSPENDCTL_ERROR_DISCONNECTED once the daemon has gone (it was restarted):
- * its holds went with it; make a new client and new holds. Not thread-safe, as the client. */
+ * Acquire fails with SUSPENDCTL_ERROR_DISCONNECTED once the daemon has gone (it was restarted:
+ * the daemon's liveness page says so, PROTOCOL.md §6.16; no system call) or closed the
+ * connection: its holds went with it; make a new client and new holds. It fails with
+ * SUSPENDCTL_ERROR_NOT_FOUND if the daemon ended the delegated block while the connection lives
+ * (an unblock of its id sent around the library). Not thread-safe, as the client. */
 typedef struct _SuspendctlHold SuspendctlHold;
 SuspendctlHold *suspendctl_client_hold_new(SuspendctlClient *c, const char *reason);   /* not held */
 gboolean suspendctl_hold_acquire(SuspendctlHold *h, GError **error);

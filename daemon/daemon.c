@@ -15,7 +15,7 @@ Daemon *daemon_new(const char *state_dir, const char *socket_path)
 {
         Daemon *d = g_new0(Daemon, 1);
 
-        d->listen_fd = d->epoll_fd = d->alarm_timerfd = d->sleepctl_fd = d->delegate_epfd = -1;
+        d->listen_fd = d->epoll_fd = d->alarm_timerfd = d->sleepctl_fd = d->delegate_epfd = d->liveness_fd = -1;
         d->started = g_get_real_time();
         g_strlcpy(d->state_dir, state_dir, sizeof d->state_dir);
         g_strlcpy(d->socket_path, socket_path, sizeof d->socket_path);
@@ -30,6 +30,7 @@ Daemon *daemon_new(const char *state_dir, const char *socket_path)
 
 void daemon_free(Daemon *d)
 {
+        liveness_stop(d);
         g_hash_table_destroy(d->blockers);
         g_hash_table_destroy(d->monitors);
         g_hash_table_destroy(d->clients);

@@ -270,6 +270,8 @@ struct Daemon {
         bool delegate_woken;       /* a take woke us: poll until a tick finds none held */
         bool delegate_relaxed;     /* EPOLLWAKEUP taken off for a user request's attempt */
         bool can_hold_wakeups;     /* CAP_BLOCK_SUSPEND: EPOLLWAKEUP takes effect */
+        int liveness_fd;           /* the liveness page's memfd (liveness.c), -1 until asked for */
+        void *liveness_page;       /* our mapping of it: a robust mutex we hold */
 
         /* cooperative mode */
         int sleepctl_fd;           /* our /dev/sleepctl holder, -1 when not cooperative */
@@ -447,6 +449,10 @@ void delegate_client_gone(Daemon *d, Client *c);   /* its delegations end, the b
 void delegate_client_free(Client *c);   /* at the daemon's stop: our copies closed, nothing told */
 void delegate_refresh(Daemon *d);   /* ask the set which are held: the block set follows */
 void delegate_enforce(Daemon *d, bool on);   /* off: a user request's attempt, which blocks do not stop */
+
+/* liveness.c: a page whose first word says whether the daemon runs (PROTOCOL.md §6.16) */
+int liveness_fd(Daemon *d);   /* made at the first call, on the main thread; or -errno */
+void liveness_stop(Daemon *d);
 
 /* cooperate.c */
 void cooperate_init(Daemon *d);

@@ -21,6 +21,7 @@ daemon_libsuspendd_core_la_SOURCES = \
 	daemon/core/handoff.c \
 	daemon/core/blocker.c \
 	daemon/core/delegate.c \
+	daemon/core/liveness.c \
 	daemon/core/disable.c \
 	daemon/core/cooperate.c \
 	daemon/core/store.c \

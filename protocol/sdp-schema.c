@@ -161,6 +161,7 @@ static const SdpTypeSpec types[SDP_TYPE_COUNT] = {
         [SDP_ALARM_RELEASE] = { "alarm-release", SDP_REQUEST, f_alarm_release, NULL },
         [SDP_STATUS] = { "status", SDP_REQUEST, f_seq_only, NULL },
         [SDP_MONITOR] = { "monitor", SDP_REQUEST, f_seq_only, NULL },
+        [SDP_LIVENESS] = { "liveness", SDP_REQUEST, f_seq_only, NULL },
         [SDP_OK] = { "ok", SDP_REPLY, f_ok, NULL },
         [SDP_ERROR] = { "error", SDP_REPLY, f_error, NULL },
         [SDP_ITEM] = { "item", SDP_REPLY, f_item, NULL },

@@ -19,6 +19,7 @@ extern "C" {
 
 #define SDP_VERSION        2u     /* the highest protocol version this codec speaks (PROTOCOL.md §4) */
 #define SDP_MAX_MESSAGE    4096u  /* bytes in one datagram, including an optional final \n */
+#define SDP_LIVENESS_PAGE  4096u  /* bytes of the liveness page (PROTOCOL.md §6.16) */
 #define SDP_MAX_FIELDS     32u    /* KEY=VALUE pairs in one message */
 #define SDP_MAX_KEY        31u    /* bytes in a key */
 #define SDP_MAX_FDS        1u     /* file descriptors passed with one message (fd-add) */
@@ -54,6 +55,7 @@ typedef enum {
         SDP_ALARM_RELEASE,
         SDP_STATUS,
         SDP_MONITOR,
+        SDP_LIVENESS,
         /* replies */
         SDP_OK,
         SDP_ERROR,

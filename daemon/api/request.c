@@ -88,6 +88,21 @@ static void handle_delegate(Reply *r, const SdpMessage *m, uint32_t id)
         reply_ok_fd(r, &ok, fd);
 }
 
+/* PROTOCOL.md §6.16: the daemon's liveness page, read-only, with the `ok`. */
+static void handle_liveness(Reply *r)
+{
+        SdpMessage ok;
+        int fd = liveness_fd(r->c->d);
+
+        if (fd < 0) {
+                reply_error(r, SDP_E_INTERNAL, NULL, NULL, NULL, "cannot make the liveness page: %s",
+                            g_strerror(-fd));
+                return;
+        }
+        sdp_message_init(&ok, SDP_OK);
+        reply_ok_fd(r, &ok, fd);
+}
+
 static void handle_block(Reply *r, const SdpMessage *m, bool block)
 {
         Client *c = r->c;
@@ -551,6 +566,7 @@ static void dispatch(Reply *r, const SdpMessage *m, int *fds, size_t n_fds)
                 }
                 break;
         case SDP_STATUS: status_reply(r); break;
+        case SDP_LIVENESS: handle_liveness(r); break;
         case SDP_MONITOR:
                 c->monitoring = true;
                 g_hash_table_add(c->d->monitors, c);

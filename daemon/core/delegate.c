@@ -89,12 +89,25 @@ static void given_back(Daemon *d, Delegation *dl)
         blocker_remove(d, BLOCKER_DELEGATED, dl->client, dl->id);
 }
 
-/* Out of the set: its wakeup source unregistered, the client's copy a counter nobody watches
- * from now on. The caller frees dl (it is c->delegations' value). */
+/* Ended, the client's copy takes nothing more, and says so: its counter is filled to the
+ * eventfd's maximum, so the client's next write fails with EAGAIN (the eventfd is non-blocking)
+ * instead of pretending to hold (PROTOCOL.md §6.3). Greedy, high bit first: each write adds its
+ * value if there is room, so the counter ends exactly full whatever it held. Out of our set
+ * first: a full counter holds no wakeup source. */
+static void fill(int fd)
+{
+        for (uint64_t v = UINT64_C(1) << 63; v; v >>= 1)
+                if (write(fd, &v, sizeof v) < 0 && errno != EAGAIN)
+                        return;
+}
+
+/* Out of the set: its wakeup source unregistered, the client's copy full (fill()) and a counter
+ * nobody watches from now on. The caller frees dl (it is c->delegations' value). */
 static void end(Daemon *d, Delegation *dl)
 {
         /* closed before the unblocked event goes out: whoever hears it finds the hold gone */
         epoll_ctl(d->delegate_epfd, EPOLL_CTL_DEL, dl->fd, NULL);
+        fill(dl->fd);
         close(dl->fd);
         if (dl->held)
                 given_back(d, dl);
@@ -283,7 +296,8 @@ void delegate_client_gone(Daemon *d, Client *c)
         g_clear_pointer(&c->delegations, g_hash_table_unref);
 }
 
-/* The daemon stops (loop.c frees every connection): our copies closed, nothing told. */
+/* The daemon stops (loop.c frees every connection): our copies filled (fill()) and closed,
+ * nothing told; the epoll set closes with us. */
 void delegate_client_free(Client *c)
 {
         GHashTableIter it;
@@ -292,8 +306,13 @@ void delegate_client_free(Client *c)
         if (!c->delegations)
                 return;
         g_hash_table_iter_init(&it, c->delegations);
-        while (g_hash_table_iter_next(&it, NULL, &v))
-                close(((Delegation *)v)->fd);
+        while (g_hash_table_iter_next(&it, NULL, &v)) {
+                Delegation *dl = v;
+                if (c->d->delegate_epfd >= 0)   /* out of the set before it is filled, as in end() */
+                        epoll_ctl(c->d->delegate_epfd, EPOLL_CTL_DEL, dl->fd, NULL);
+                fill(dl->fd);
+                close(dl->fd);
+        }
         g_clear_pointer(&c->delegations, g_hash_table_unref);
 }
 

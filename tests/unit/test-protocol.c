@@ -65,6 +65,7 @@ static const struct {
         { SDP_ALARM_RELEASE, "alarm-release alarm=4" },
         { SDP_STATUS, "status" },
         { SDP_MONITOR, "monitor seq=0" },
+        { SDP_LIVENESS, "liveness seq=3" },
         { SDP_OK, "ok seq=1 version=1 future_field=\"ignored by clients\"" },
         { SDP_ERROR, "error seq=1 code=permission-denied message=\"rule: block\" field=id" },
         { SDP_ITEM, "item seq=1 type=alarm id=4 name=backup" },
