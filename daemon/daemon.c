@@ -30,7 +30,6 @@ Daemon *daemon_new(const char *state_dir, const char *socket_path)
 
 void daemon_free(Daemon *d)
 {
-        liveness_stop(d);
         g_hash_table_destroy(d->blockers);
         g_hash_table_destroy(d->monitors);
         g_hash_table_destroy(d->clients);

@@ -359,6 +359,7 @@ int server_start(Daemon *d, int passed_fd)
 void server_stop(Daemon *d)
 {
         delegate_stop(d);
+        liveness_stop(d);   /* dead to the pages' readers from here on, as after a crash */
         if (d->accept_timer)
                 g_source_remove(d->accept_timer);
         if (d->epoll_source)

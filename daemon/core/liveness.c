@@ -13,7 +13,7 @@
  * locks when the page is made and never unlocks while it runs. Locked, the word holds that
  * thread's TID. When the thread exits — a clean stop, a crash, SIGKILL, an exec — the kernel
  * walks its robust list and sets FUTEX_OWNER_DIED in the word (clearing the TID), through our
- * own mapping, before the memory goes; a clean stop unlocks it first (daemon_free: the word
+ * own mapping, before the memory goes; a clean stop unlocks it first (server_stop(): the word
  * becomes 0). So "the TID bits are not 0 and FUTEX_OWNER_DIED is clear" is "the daemon that
  * made this page runs", readable by a load. A restarted daemon makes a new page: an old one
  * says dead for ever.
