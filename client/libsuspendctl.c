@@ -305,7 +305,7 @@ static int recv_msg(SuspendctlClient *c, SdpMessage *m, gint64 deadline, GError 
                                     "cannot read the daemon's message: %s", p.text);
                         return -1;
                 }
-                /* only an `ok` carries one (a delegated block's): kept for the caller */
+                /* only an `ok` carries one (a delegated block's, the liveness page): kept for the caller */
                 if (fd >= 0 && m->type == SDP_OK) {
                         if (c->passed_fd >= 0)
                                 close(c->passed_fd);

@@ -166,7 +166,7 @@ class Client:
 
     def call_fd(self, verb, fds=None, **fields):
         """As call(), also returning the descriptors its reply carried (SCM_RIGHTS; only the
-        `ok` to `block delegate=1` has one): (verb, fields, fds). Items go to self.items."""
+        `ok` to `block delegate=1` and to `liveness` have one): (verb, fields, fds). Items go to self.items."""
         self.seq += 1
         seq = str(self.seq)
         self.send_raw(encode(verb, seq=seq, **fields).encode(), fds)
