@@ -740,12 +740,7 @@ SuspendctlHold *suspendctl_client_hold_new(SuspendctlClient *c, const char *reas
         return h;
 }
 
-/* The daemon went away (a restart): our eventfd is a counter nobody watches, so an acquire must
- * fail rather than pretend. With the daemon's liveness page (PROTOCOL.md §6.16) that is one load:
- * its first word is a robust futex the daemon's main thread holds, whose TID bits the kernel
- * clears and whose FUTEX_OWNER_DIED it sets when that thread exits (a clean stop leaves 0).
- * Without it, one peek at the connection, no wait: EOF only once the daemon closed its end. (A
- * connection the running daemon ended is told by the eventfd itself: the write fails.) */
+/* One peek at the connection, no wait: EOF only once the daemon closed its end. */
 static gboolean peek_alive(SuspendctlClient *c, GError **error)
 {
         char byte;
@@ -761,6 +756,12 @@ static gboolean peek_alive(SuspendctlClient *c, GError **error)
         return set_dead(c, error);
 }
 
+/* The daemon went away (a restart): our eventfd is a counter nobody watches, so an acquire must
+ * fail rather than pretend. With the daemon's liveness page (PROTOCOL.md §6.16) that is one load:
+ * its first word is a robust futex the daemon's main thread holds, whose TID bits the kernel
+ * clears and whose FUTEX_OWNER_DIED it sets when that thread exits (a clean stop leaves 0).
+ * Without it, a peek. (A connection the running daemon ended is told by the eventfd itself: the
+ * write fails.) */
 static gboolean connection_alive(SuspendctlClient *c, GError **error)
 {
         uint32_t w;
@@ -783,17 +784,15 @@ static void liveness_map(SuspendctlClient *c)
 
         if (c->live || c->no_live)
                 return;
-        c->no_live = TRUE;
         sdp_message_init(&m, SDP_LIVENESS);
-        if (!call(c, &m, NULL, NULL, NULL, NULL) || c->passed_fd < 0)
-                return;
-        page = mmap(NULL, SDP_LIVENESS_PAGE, PROT_READ, MAP_SHARED, c->passed_fd, 0);
-        close(c->passed_fd);
-        c->passed_fd = -1;
-        if (page == MAP_FAILED)
-                return;
-        c->live = page;
-        c->no_live = FALSE;
+        if (call(c, &m, NULL, NULL, NULL, NULL) && c->passed_fd >= 0) {
+                page = mmap(NULL, SDP_LIVENESS_PAGE, PROT_READ, MAP_SHARED, c->passed_fd, 0);
+                close(c->passed_fd);
+                c->passed_fd = -1;
+                if (page != MAP_FAILED)
+                        c->live = page;
+        }
+        c->no_live = !c->live;   /* asked once: without a page the holds peek */
 }
 
 /* The first acquire: `block delegate=1`, held from the daemon's side at once (counter 1). A

@@ -101,14 +101,21 @@ static void fill(int fd)
                         return;
 }
 
-/* Out of the set: its wakeup source unregistered, the client's copy full (fill()) and a counter
- * nobody watches from now on. The caller frees dl (it is c->delegations' value). */
+/* Our copy gone: out of the set (its wakeup source unregistered) before it is filled, then
+ * closed; the client's copy is a full counter nobody watches from now on. */
+static void let_go(const Daemon *d, Delegation *dl)
+{
+        if (d->delegate_epfd >= 0)   /* at the stop the set may be closed already */
+                epoll_ctl(d->delegate_epfd, EPOLL_CTL_DEL, dl->fd, NULL);
+        fill(dl->fd);
+        close(dl->fd);
+}
+
+/* Ended: let go, and out of the block set. The caller frees dl (it is c->delegations' value). */
 static void end(Daemon *d, Delegation *dl)
 {
         /* closed before the unblocked event goes out: whoever hears it finds the hold gone */
-        epoll_ctl(d->delegate_epfd, EPOLL_CTL_DEL, dl->fd, NULL);
-        fill(dl->fd);
-        close(dl->fd);
+        let_go(d, dl);
         if (dl->held)
                 given_back(d, dl);
         if (d->delegations)
@@ -306,13 +313,8 @@ void delegate_client_free(Client *c)
         if (!c->delegations)
                 return;
         g_hash_table_iter_init(&it, c->delegations);
-        while (g_hash_table_iter_next(&it, NULL, &v)) {
-                Delegation *dl = v;
-                if (c->d->delegate_epfd >= 0)   /* out of the set before it is filled, as in end() */
-                        epoll_ctl(c->d->delegate_epfd, EPOLL_CTL_DEL, dl->fd, NULL);
-                fill(dl->fd);
-                close(dl->fd);
-        }
+        while (g_hash_table_iter_next(&it, NULL, &v))
+                let_go(c->d, v);
         g_clear_pointer(&c->delegations, g_hash_table_unref);
 }
 

@@ -38,23 +38,18 @@ G_STATIC_ASSERT(offsetof(pthread_mutex_t, __data.__lock) == 0);
 static int make_page(Daemon *d)
 {
         pthread_mutexattr_t attr;
-        void *page;
+        void *page = MAP_FAILED;
         int fd, r;
 
         fd = memfd_create("suspendd-liveness", MFD_CLOEXEC | MFD_ALLOW_SEALING);
         if (fd < 0)
                 return -errno;
-        if (ftruncate(fd, SDP_LIVENESS_PAGE) < 0)
-                goto fail;
-        page = mmap(NULL, SDP_LIVENESS_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (page == MAP_FAILED)
-                goto fail;
-        /* our writable mapping exists; from now on nobody gets another */
-        if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) < 0) {
+        if (ftruncate(fd, SDP_LIVENESS_PAGE) < 0 ||
+            (page = mmap(NULL, SDP_LIVENESS_PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED ||
+            /* our writable mapping exists; from now on nobody gets another */
+            fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) < 0) {
                 r = -errno;
-                munmap(page, SDP_LIVENESS_PAGE);
-                close(fd);
-                return r;
+                goto fail;
         }
         pthread_mutexattr_init(&attr);
         pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
@@ -63,16 +58,14 @@ static int make_page(Daemon *d)
         pthread_mutexattr_destroy(&attr);
         if (r == 0)
                 r = -pthread_mutex_lock(page);   /* held by this (the main) thread until it exits */
-        if (r < 0) {
-                munmap(page, SDP_LIVENESS_PAGE);
-                close(fd);
-                return r;
-        }
+        if (r < 0)
+                goto fail;
         d->liveness_page = page;
         d->liveness_fd = fd;
         return fd;
 fail:
-        r = -errno;
+        if (page != MAP_FAILED)
+                munmap(page, SDP_LIVENESS_PAGE);
         close(fd);
         return r;
 }
